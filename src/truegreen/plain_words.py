@@ -66,8 +66,11 @@ READ_REMEDIES: Final[dict[ReadFailure, str]] = {
     ReadFailure.TOO_LARGE: "Ask your cluster admin why {noun} are so many or so large; "
     "{count} lists them.",
     ReadFailure.NOT_CAPTURED: "Take a new snapshot with {snapshot} and check that one.",
-    ReadFailure.UNCONFIRMED: "Check that the cluster is well ({health}); if it is, allow the "
-    "monitor a longer --max-age: a quiet cluster confirms what it follows about once a minute.",
+    # No longer limit is offered: the monitor refuses one too short for a quiet, healthy
+    # cluster (monitor/age.py), and doctor --watch has none to lengthen.
+    ReadFailure.UNCONFIRMED: "Check that the cluster is well ({health}) and that the "
+    "connection to it stays open: a healthy cluster confirms what it follows about once a "
+    "minute, even when nothing changes.",
     ReadFailure.NOT_FOUND: "Check that {noun} exist; {count} lists them.",
 }
 """What to do when a read could not look, per failure: the step that fixes that read."""

@@ -128,6 +128,24 @@ def test_a_refused_read_names_the_permission_check_for_that_read() -> None:
     )
 
 
+def test_a_read_gone_unconfirmed_asks_for_no_flag_that_only_the_monitor_has() -> None:
+    """doctor --watch and truegreen monitor both serve a read aged past its limit as unknown;
+    doctor has no --max-age, and the monitor refuses one too short for a quiet, healthy cluster
+    (monitor/age.py `shortest_max_age`), so a longer limit is never the step: the cluster or
+    the link to it is."""
+    unconfirmed = CantRead(
+        ReadFailure.UNCONFIRMED, "list nodes: not confirmed by the cluster for 180 s"
+    )
+    remedy = read_remedy(Kind.NODE, unconfirmed, Kubectl(context="prod"))
+    assert remedy == (
+        "Check that the cluster is well (`kubectl --context prod get --raw /readyz`) and that "
+        "the connection to it stays open: a healthy cluster confirms what it follows about "
+        "once a minute, even when nothing changes."
+    )
+    outside_commands = remedy.split("`")[::2]
+    assert not [part for part in outside_commands if "--" in part], remedy
+
+
 def test_commands_are_exempt_from_the_jargon_check_and_nothing_else_is() -> None:
     # A pasted command must say what kubectl understands; the words around it stay plain.
     assert jargon_in("Run `kubectl uncordon node-1` to open it.") == []
