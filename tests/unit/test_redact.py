@@ -243,6 +243,16 @@ RUNTIME_ERROR_CHAINS = {
     # auth/fetch.go returns the HTTP client's url.Error as it is (net/http urlErrorOp: `Post`).
     "containerd-token-url-error": 'failed to fetch oauth token: Post "https://ghcr.io/v2/": '
     "dial tcp: lookup ghcr.io: no such host",
+    # The same url.Error where the URL's last step is a secret word (`…/token"`): the quote
+    # closes the URL, it opens no `"token": value`; Go's net errors follow it (net.OpError
+    # `dial tcp …`, net.DNSError `lookup HOST: no such host`), and a host holding a secret word
+    # (`oauth2…`, `auth.docker.io`) is no setting.
+    "containerd-token-url-path": 'failed to fetch oauth token: Post "https://oauth2.googleapis.'
+    'com/token": dial tcp: lookup oauth2.googleapis.com: no such host',
+    "docker-auth-host-refused": 'failed to fetch anonymous token: Get "https://auth.docker.io/'
+    'token?scope=repository%3Alibrary%2Fbusybox%3Apull&service=registry.docker.io": dial tcp '
+    "44.208.254.194:443: connect: connection refused",
+    "auth-host-timeout": 'Get "https://auth.example.com/token": dial tcp 10.0.0.5:443: i/o timeout',
     # resolver.go Resolve `pull access denied, repository does not exist or may require
     # authorization: %w` around authorizer.go invalidAuthorization `server message: %s: %w`,
     # or ErrInvalidAuthorization (`authorization failed`) with `%w: no basic auth credentials`.
@@ -299,6 +309,49 @@ def test_a_runtime_s_error_chain_is_kept_word_for_word(text: str) -> None:
 def test_only_a_chain_s_own_words_escape_the_named_rule(text: str, expected: str) -> None:
     """The words a chain keeps are few and as Go writes them; anything else after a secret
     word's `: ` is still a value, even plain words."""
+    assert redact_text(text) == expected
+    assert redact_text(expected) == expected
+
+
+# A login plugin's failure as client-go quotes it (plugin/pkg/client/auth/exec exec.go
+# `exec: executable %s failed with exit code %d`, and the plugin's own wrapped errors): steps
+# named with secret words, one after another, and os/exec's `exit status N`.
+LOGIN_PLUGIN_CHAINS = {
+    "exec-credentials-token": "getting credentials: exec: executable aws failed with exit code 1",
+    "credential-step-then-step": "error getting credentials: token: exit status 1",
+    "kubelogin-token": "get-token: failed to get a token: exit status 2",
+    "gke-auth-timeout": "auth.example.com: i/o timeout",
+}
+
+
+@pytest.mark.parametrize("text", LOGIN_PLUGIN_CHAINS.values(), ids=LOGIN_PLUGIN_CHAINS.keys())
+def test_a_login_plugin_s_error_chain_is_kept_word_for_word(text: str) -> None:
+    """A step named with a secret word followed by another step (`credentials: token: …`),
+    and Go's own error words after one (`exit status 1`, `i/o timeout`), hold no value."""
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A step's name is followed by `: `; the value after the last step is still one.
+        ("credentials: token: s3cr3tV4lue", "credentials: token: <redacted>"),
+        ("credentials: token:s3cr3t", "credentials: <redacted>"),
+        # Go's words only as Go writes them.
+        ("token: exit status", "token: <redacted> status"),
+        ("token: dial", "token: <redacted>"),
+        ("token: no such thing", "token: <redacted> such thing"),
+        # A quoted key is a key whatever ends it; only a path's last step closes a URL.
+        ('"token": dial tcp', '"token": <redacted> tcp'),
+        ("'token': dial tcp", "'token': <redacted> tcp"),
+        ('{"token": "dial tcp"}', '{"token": "<redacted>"}'),
+        ('"https://x/token": s3cr3tV4lue', '"https://x/token": <redacted>'),
+        ("/etc/token: s3cr3tV4lue", "/etc/token: <redacted>"),
+    ],
+)
+def test_a_chain_s_go_words_and_steps_keep_nothing_else(text: str, expected: str) -> None:
+    """Only Go's own words and a next step escape the rule; a path's last step still names a
+    value when no quote closes a URL between them."""
     assert redact_text(text) == expected
     assert redact_text(expected) == expected
 

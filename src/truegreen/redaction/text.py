@@ -85,16 +85,34 @@ _VALUE = (
 #   (ErrUnexpectedStatus prints the response's Status after the token service's URL);
 # - Go's url.Error, a method as net/http's urlErrorOp writes it and the quoted URL: containerd's
 #   `failed to fetch oauth token: Post "https://…": dial tcp …` (auth/fetch.go returns the
-#   client's error as it is).
-# The trade-off: a credential that is one of these six words, written unquoted after `: ` with a
-# lower-case word after it (`password: server room`), or three digits from 400 to 599 before a
-# capitalised word, is kept. Random tokens, base64, JWTs and passwords of any other shape are
-# not: `token: abc def` and `token: Failed to` still lose their value.
+#   client's error as it is);
+# - Go's own error words after a step: net.OpError's operation and network (`dial tcp …`,
+#   `read tcp …`), net.DNSError's `lookup HOST` and `no such host`, an i/o timeout, a refused or
+#   reset connection, context's `context deadline exceeded`, os/exec's `exit status N`
+#   (a login plugin's error: `failed to get a token: exit status 1`);
+# - the next step of the chain, a lower-case word and `: `: client-go's `getting credentials:
+#   exec: executable … failed` (plugin/pkg/client/auth/exec exec.go), `credentials: token: …`
+#   (the value after the last step is still one).
+# A step's `: ` has no quote before it (`"token": "failed to"` is a setting), unless the name
+# ends a path (`_PATH_STEP`).
+# The trade-off: a credential that is one of these words, written unquoted after `: ` with a
+# lower-case word after it (`password: server room`), three digits from 400 to 599 before a
+# capitalised word, or lower-case letters ending in `: `, is kept. Random tokens, base64, JWTs
+# and passwords of any other shape are not: `token: abc def` and `token: Failed to` still lose
+# their value.
+# A name that is the last step of a path (`…/token`) may have a quote before its `: ` and still
+# be a chain's: the quote closes the URL the name ends (Go's url.Error: `Post "https://…/token":
+# dial tcp`). Atomic, so that a path's step never backs off into a name that is not one.
+_PATH_STEP = r"(?>(?<=/)(?P<path>)|)"
 _ERROR_CHAIN = (
-    r"(?!(?<=[^\"']: )(?-i:"
+    r"(?!(?(path)(?<=: )|(?<=[^\"']: ))(?-i:"
     r"(?:failed|unexpected|unable|authorization|authentication|server) [a-z]"
     r"|[45][0-9]{2} [A-Z]"
-    r"|(?:Get|Head|Post|Put|Patch|Delete|Options) \"))"
+    r"|(?:Get|Head|Post|Put|Patch|Delete|Options) \""
+    r"|(?:dial|read|write|lookup) [a-z0-9]"
+    r"|no such host|i/o timeout|connection (?:refused|reset)|context deadline exceeded"
+    r"|exit status -?[0-9]"
+    r"|[a-z][a-z\-]*: ))"
 )
 
 
@@ -112,7 +130,7 @@ def _assignment() -> re.Pattern[str]:
     around it, so that an image reference (`auth-proxy:1.2`) is never taken for one. A Go
     error chain's `token: unexpected status …` is none (`_ERROR_CHAIN`)."""
     return re.compile(
-        rf"(?i)(?<![a-z0-9_.\-])(?P<name>{_NAME}){_AUTHORIZATION}"
+        rf"(?i)(?<![a-z0-9_.\-]){_PATH_STEP}(?P<name>{_NAME}){_AUTHORIZATION}"
         rf"(?P<sep>(?:[\"']?[ \t]*=[ \t]*|[\"']?:[ \t]+|[\"']:){_OPENING}){_ERROR_CHAIN}{_VALUE}"
     )
 
