@@ -13,7 +13,8 @@ tells its own stopped update from someone else's by its record of its latest res
 tests hold that the record survives every way a failed restart is left: the tag moved back to
 the recorded image, a restart back to it that stopped too (a copy of the other image left, or
 every copy on the tag's image and one never Ready), and a restart marked only by its pending
-marker.
+marker; and that while it stands, the copies that restart made count their crashes, seen
+between two of them or not.
 
 Through the CLI, against the fake API server (the rollout simulator plays the controllers)
 and a real docker-registry.
@@ -432,3 +433,70 @@ def test_a_failed_restart_marked_only_by_its_marker_stays_refresh_s_own(
     assert (found["outcome"], code) == ("latched", 0)
     assert _annotations(env, kind)[RUNNER] == first
     assert _events(env, kind)[-1] == ("Warning", "RefreshLatched")
+
+
+def _install_one(env: RefreshEnv, kind: str) -> None:
+    """`db` of `kind` with one copy, opted in, running what the tag names now: a StatefulSet of
+    one, a DaemonSet on one machine, a Deployment replaced with `strategy: Recreate` (its copy
+    holds the machine's GPU: the old copy stops before the new one starts), so that a restart
+    leaves only its new copy."""
+    image = env.image("r/own", "stable")
+    if kind == "StatefulSet":
+        env.simulator.settle(statefulset("db", container("runner", image)))
+    elif kind == "DaemonSet":
+        env.simulator.settle(daemonset("db", container("runner", image)))
+    else:
+        workload = deployment("db", container("runner", image))
+        workload["spec"]["strategy"] = {"type": "Recreate"}
+        env.install(workload)
+
+
+@pytest.mark.parametrize(
+    ("mode", "recorded"),
+    [("restart", False), ("pin", False), ("pin", True)],
+    ids=["restart-first-run", "pin-first-run", "pin-recorded"],
+)
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_crash_loop_seen_between_two_crashes_after_refresh_s_restart_failed_is_never_recorded(
+    env: RefreshEnv, kind: str, mode: str, recorded: bool
+) -> None:
+    """refresh restarts `db`'s only copy toward the tag's new image, which crashes on start:
+    the tick sees it wait in CrashLoopBackOff, calls the restart failed and clears its marker.
+    A later tick finds the copy in one of its runs between two crashes: running, Ready (no
+    readiness probe: prober_manager.go `UpdatePodStatus`), restartCount 4, the run that ended
+    in lastState, and its controller calling the rollout complete. With nothing recorded
+    before, or with refresh's own pin on the new image (`--mode pin`), nothing is left to
+    restart: the pods already run the newest digest. The copy was made by refresh's restart,
+    which no verified record closed, so each of its restarts came after it: that is a failed
+    rollout, counted, then latched; the crashing image is never recorded and the flap guard's
+    count never wiped."""
+    first = env.registry.push_image("r/own", "stable", content="v1")
+    _install_one(env, kind)
+    if recorded:
+        assert _tick(env, "--mode", mode)[0]["outcome"] == "converged"
+    crashing = env.registry.push_image("r/own", "stable", content="v2")
+    env.simulator.behaviour["db"] = "crash"
+    found, code = _tick(env, "--mode", mode)
+    assert (found["outcome"], code) == ("rollout-failed", 2), found["reason"]
+    assert "keeps crashing (CrashLoopBackOff)" in found["reason"]
+    env.simulator.finish_terminating()
+    annotations = _annotations(env, kind)
+    assert (PENDING in annotations, RESTARTED in annotations) == (False, True)
+
+    env.simulator.between_crashes(kind, "db", restarts=4)
+    assert _pods_run(env) == [(crashing, True)], "precondition: its one copy runs it, Ready"
+    found, code = _tick(env, "--mode", mode)
+    assert (found["outcome"], code) == ("rollout-failed", 2), found["reason"]
+    assert [c["decision"] for c in found["containers"]] == ["record-running"]
+    assert "crashed and was started again" in found["reason"]
+    assert "restartCount 4, last exit code 1)" in found["reason"]
+    annotations = _annotations(env, kind)
+    assert annotations.get(RUNNER) == (first if recorded else None)
+    assert annotations[ATTEMPTS].startswith("2 ")
+    assert RESTARTED in annotations
+
+    env.simulator.between_crashes(kind, "db", restarts=5)
+    found, code = _tick(env, "--mode", mode)
+    assert (found["outcome"], code) == ("latched", 0), found["reason"]
+    assert _annotations(env, kind).get(RUNNER) == (first if recorded else None)
+    assert _events(env, kind) == [FAILED, FAILED, ("Warning", "RefreshLatched")]

@@ -315,6 +315,56 @@ class RolloutSimulator:
                 if leaving.then is not None:
                     leaving.then()
 
+    def between_crashes(
+        self, kind: str, name: str, restarts: int, *, ready: bool = True, namespace: str = "train"
+    ) -> None:
+        """The workload's crash-looping pods seen in one of the runs between two crashes, and
+        the status its controller writes from them. After its back-off the kubelet starts the
+        container again: running, no waiting reason, `restartCount` up and the run that ended
+        kept in `lastState.terminated` (pkg/kubelet/kubelet_pods.go
+        `convertToAPIContainerStatuses`). With no readiness probe (`ready`) it is Ready as soon
+        as it runs (pkg/kubelet/prober/prober_manager.go `UpdatePodStatus`: no prober worker,
+        ready), so the controller counts it available and a Deployment's rollout complete
+        (progress.go `syncRolloutStatus`); with a probe that has not passed yet it is not."""
+        workload = self.server.get_object(kind, name, namespace)
+        assert workload is not None
+        now = datetime.now(UTC)
+        started, ended = now.strftime(_STAMP), (now - timedelta(seconds=5)).strftime(_STAMP)
+        for pod in pods_of(self.server, workload):
+            statuses = pod["status"]["containerStatuses"]
+            waiting = [s.get("state", {}).get("waiting", {}).get("reason") for s in statuses]
+            if "CrashLoopBackOff" not in waiting:
+                continue
+            for status in statuses:
+                status |= {
+                    "ready": ready,
+                    "started": True,
+                    "restartCount": restarts,
+                    "state": {"running": {"startedAt": started}},
+                    "lastState": {
+                        "terminated": {"exitCode": 1, "reason": "Error", "finishedAt": ended}
+                    },
+                }
+            readiness: Obj = {"status": "True", "lastTransitionTime": started}
+            if not ready:
+                unready = " ".join(s["name"] for s in statuses)
+                readiness = {
+                    "status": "False",
+                    "lastTransitionTime": started,
+                    "reason": "ContainersNotReady",
+                    "message": f"containers with unready status: [{unready}]",
+                }
+            # pkg/kubelet/status/generate.go: Ready and ContainersReady follow the containers.
+            pod["status"]["conditions"] = [
+                {"type": c["type"], **readiness} if c["type"] in ("Ready", "ContainersReady") else c
+                for c in pod["status"]["conditions"]
+            ]
+            self.server.update_object(pod)
+        if kind == "Deployment":
+            self._publish(namespace, name)
+        else:
+            self._publish_ordered(kind, namespace, name)
+
     def roll_out(self, deployment: Obj, behaviour: str, *, new_template: bool = False) -> None:
         """Replace the Deployment's pods as its strategy and template say, with `behaviour`:
         a `new_template` (a change to it), or its copies replaced under the same one (the

@@ -694,6 +694,28 @@ def test_a_pod_of_the_rollout_started_again_since_refresh_watched_it_has_crashed
     assert crashed_new_pod([unended], MARKER, None) == ""
 
 
+def test_a_pod_of_refresh_s_unclosed_restart_counts_from_0_with_no_marker() -> None:
+    """The restart failed and its marker is gone, but its record (`latest`) stands: a pod it
+    made (its stamp, or under --mode pin its pinned digest) counts every restart; any other
+    pod is counted only from a wait's first look."""
+    new = _restarted(_pod("new", ("runner", NEW), stamp=STAMP), 4)
+    assert crashed_new_pod([new], None, None, MARKER).startswith(
+        "new pod new crashed and was started again"
+    )
+    pinned = _restarted(_pod("pinned", ("runner", NEW), image_digest=NEW), 4)
+    assert crashed_new_pod([pinned], None, None, MARKER).startswith("new pod pinned crashed")
+    other = _restarted(_pod("other", ("runner", NEW), stamp="2026-01-01T00:00:00.000000Z"), 4)
+    assert crashed_new_pod([other], None, None, MARKER) == ""
+    before = restart_counts([other, new])
+    assert crashed_new_pod([other], None, before, MARKER) == ""
+    assert crashed_new_pod([new], None, before, MARKER).startswith("new pod new crashed")
+    # observe reads the record from the workload it judges.
+    recorded = _with(_rolled(), metadata={"annotations": {RESTARTED: MARKER.text()}})
+    found = _observe(recorded, [new], marker=None)
+    assert (found.health, found.detail[:30]) == (Health.FAILING, "new pod new crashed and was st")
+    assert _observe(_rolled(), [new], marker=None).health is Health.HEALTHY
+
+
 def test_a_new_pod_that_crashed_makes_a_done_rollout_failing() -> None:
     new = _restarted(_pod("new", ("runner", NEW), stamp=STAMP), 5)
     found = _observe(_rolled(), [new])

@@ -462,7 +462,8 @@ def observe(
     their way out (terminating, or finished) still report the old image and prove nothing:
     only the pods that stay are judged. `marker`: the restart waited on, whose new pods alone
     can make it fail (None: every pod counts). `restarts`: the restart counts when the wait
-    began (`crashed_new_pod`)."""
+    began; the pods of refresh's latest restart that no record closed, read from the
+    workload's annotations, count from 0 (`crashed_new_pod`)."""
     staying = o.remaining(pods)
     unproven = tuple(
         p.container
@@ -488,7 +489,8 @@ def _health(
     status = rollout_status(deployment, kind_of(deployment))
     if status.stuck:
         return Health.FAILING, f"the rollout {status.progress}"
-    stuck = stuck_new_pod(staying, marker) or crashed_new_pod(staying, marker, restarts)
+    latest = latest_restart(o.annotations_of(deployment))
+    stuck = stuck_new_pod(staying, marker) or crashed_new_pod(staying, marker, restarts, latest)
     if stuck:
         return Health.FAILING, stuck
     if not status.done:
@@ -519,15 +521,18 @@ def _not_available(pod: Mapping[str, Any], min_ready_seconds: int, now: datetime
 
 
 def _of_rollout(pod: Mapping[str, Any], marker: PendingRestart | None) -> bool:
-    """The pod belongs to the rollout judged: with a marker, one the restart made (its template
-    stamp, or under --mode pin its pinned digest); without one, every pod does."""
-    return marker is None or (
-        o.annotations_of(pod).get(RESTARTED_AT) == marker.stamp
-        or any(
-            image.endswith(digest)
-            for image in o.all_images(o.pod_spec(pod))
-            for digest in marker.target.values()
-        )
+    """The pod belongs to the rollout judged: with a marker, one the restart made
+    (`_made_by`); without one, every pod does."""
+    return marker is None or _made_by(pod, marker)
+
+
+def _made_by(pod: Mapping[str, Any], restart: PendingRestart) -> bool:
+    """The pod was made by refresh's `restart`: it carries the restart's template stamp, or
+    under --mode pin its pinned digest."""
+    return o.annotations_of(pod).get(RESTARTED_AT) == restart.stamp or any(
+        image.endswith(digest)
+        for image in o.all_images(o.pod_spec(pod))
+        for digest in restart.target.values()
     )
 
 
@@ -560,35 +565,41 @@ def crashed_new_pod(
     pods: Sequence[Mapping[str, Any]],
     marker: PendingRestart | None,
     restarts: RestartCounts | None,
+    latest: PendingRestart | None = None,
 ) -> str:
-    """A pod of this rollout whose container exited and was started again since refresh began
-    watching it, named, or "". The kubelet counts each start of a container after the first
-    in core/v1 ContainerStatus `restartCount` and keeps the previous run's end in `lastState`
-    (`terminated`: exit code, finishedAt), pkg/kubelet/kuberuntime/kuberuntime_container.go
-    `getPodContainerStatuses`/kubelet_pods.go `convertToAPIContainerStatuses`. Between two
+    """A pod of this rollout whose container exited and was started again since refresh's
+    restart made it or refresh began watching it, named, or "". The kubelet counts each start
+    of a container after the first in core/v1 ContainerStatus `restartCount` and keeps the
+    previous run's end in `lastState` (`terminated`: exit code, finishedAt),
+    pkg/kubelet/kuberuntime/kuberuntime_container.go `getPodContainerStatuses`/kubelet_pods.go
+    `convertToAPIContainerStatuses`; it counts on from the count it last reported. Between two
     crashes of a crash loop the container is running, even Ready, and its waiting reason
     (`stuck_new_pod`) is gone: kubectl's `rollout status`, which only compares counts, calls
-    it done, but a rollout is verified only healthy. Counted from: a pod the restart made
-    (`marker`), from 0, since each of its restarts came after the restart; any other, from its
-    count when the wait began (`restarts`; 0 for a pod not listed then, made during the wait).
-    With neither (a first look with no restart under way) nothing is counted: a count that
-    was there before refresh looked says when the pod crashed no more than that it did once.
-    The kubelet's finishedAt is not compared with this machine's clock: the two clocks differ,
+    it done, but a rollout is verified only healthy. Counted from 0: a pod the restart made
+    (`marker`), and with no marker a pod made by refresh's latest restart that no verified
+    record has closed (`latest`, `annotations.latest_restart`: a restart that failed leaves
+    its record when its marker is cleared), since each of its restarts came after that
+    restart. Any other pod: only while a wait with no marker runs, from its count when the
+    wait began (`restarts`; 0 for a pod not listed then, made during the wait). A pod neither
+    made by refresh's restart nor watched by a wait is not counted: a count that was there
+    before refresh looked says when the pod crashed no more than that it did once. The
+    kubelet's finishedAt is not compared with this machine's clock: the two clocks differ,
     and a count that rose is a restart whatever the clocks say."""
-    if marker is None and restarts is None:
-        return ""
+    restart = marker if marker is not None else latest
     for pod in pods:
-        if not _of_rollout(pod, marker):
-            continue
+        made = restart is not None and _made_by(pod, restart)
+        counted_from: Mapping[tuple[str, str], int] = {}
+        if not made:
+            if marker is not None or restarts is None:
+                continue
+            counted_from = restarts.counts
         for status in o.container_statuses(pod):
             name = str(status.get("name"))
-            before = 0
-            if marker is None and restarts is not None:
-                before = restarts.counts.get((o.uid_of(pod), name), 0)
+            before = counted_from.get((o.uid_of(pod), name), 0)
             count = o.integer(status.get("restartCount"))
             ended = o.mapping(o.mapping(status.get("lastState")).get("terminated"))
             if count > before and ended:
-                which = "new pod" if marker is not None else "pod"
+                which = "new pod" if made else "pod"
                 code = ended.get("exitCode")
                 return (
                     f"{which} {o.name_of(pod)} crashed and was started again while it rolled "
