@@ -8,6 +8,8 @@ the scheduler sets it on a preemptor (pkg/scheduler/schedule_one.go handleSchedu
 """
 
 import copy
+import json
+import urllib.request
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,6 +21,7 @@ from tests.support.scenarios import (
     gpu_held_by_notebook,
     healthy,
     job_pod,
+    running_containers,
     training_job,
     ts,
 )
@@ -339,6 +342,143 @@ def test_the_trial_start_measures_that_the_cluster_adds_none(doctor: Doctor) -> 
         "add it"
     )
     assert result.exit_code == 2
+
+
+def _posted(doctor: Doctor, pod: Obj) -> Obj:
+    """`pod` created as the Job controller creates it (a POST through the fake's admission
+    gates, ExtendedResourceToleration among them when on); the pod as the server stored it."""
+    request = urllib.request.Request(
+        f"{doctor.server.url}/api/v1/namespaces/{NAMESPACE}/pods",
+        data=json.dumps(pod).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as answer:
+        stored: Obj = json.loads(answer.read())
+    return stored
+
+
+def _placed(doctor: Doctor, stored: Obj, node: str, phase: str, **status: Any) -> None:
+    """The stored pod bound to `node` (the scheduler's binding) in `phase` (the kubelet's)."""
+    stored["spec"]["nodeName"] = node
+    stored["status"] = {"phase": phase, **status}
+    doctor.server.update_object(stored)
+
+
+def test_the_job_s_own_stored_pod_measures_the_toleration_the_cluster_adds(
+    doctor: Doctor,
+) -> None:
+    """The running job's pod, as the API server stored it, carries the toleration its template
+    does not state: the server runs ExtendedResourceToleration, and the GPU machine is the
+    job's to use (measured, no unknown)."""
+    objects = doctor.load(_tainted_gpu_machine({}))
+    job = find(objects, "Job", "train-001")
+    job["status"] = {"active": 1, "ready": 1, "startTime": ts(doctor.now - timedelta(minutes=20))}
+    doctor.server.update_object(job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.admission.extended_resource_toleration = True
+    stored = _posted(doctor, job_pod(job, doctor.now, suffix="q8r2t", node_name=None))
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in stored[
+        "spec"
+    ]["tolerations"], "precondition: the plugin ran"
+    _placed(
+        doctor,
+        stored,
+        "gpu-1",
+        "Running",
+        conditions=[{"type": "PodScheduled", "status": "True"}],
+        containerStatuses=running_containers(
+            stored["metadata"]["name"], stored["spec"]["containers"], ts(doctor.now)
+        ),
+    )
+    result = doctor.live("-o", "json")
+    (capacity,) = _check(result.json(), "capacity")
+    assert (capacity["status"], capacity["basis"]) == ("ok", "measured")
+    assert capacity["details"][-1] == (
+        "pod train-001-q8r2t requests nvidia.com/gpu and, as the API server stored it, carries "
+        "the toleration nvidia.com/gpu:NoSchedule (operator Exists) its template does not "
+        "state: the cluster adds it"
+    )
+    assert result.exit_code == 0
+
+
+def test_a_stored_pod_without_the_toleration_measures_that_the_cluster_adds_none(
+    doctor: Doctor,
+) -> None:
+    """The newest job's pod waits, stored without the toleration, and the scheduler says the
+    GPU machine's taint keeps it off: a measured failure, with no unknown about whether the
+    cluster might add the toleration beside it."""
+    objects = doctor.load(_tainted_gpu_machine({}))
+    job = training_job("train-002", doctor.now, age=timedelta(minutes=20), finished=False)
+    doctor.server.add(job)
+    doctor.server.admission.allow_creates = True
+    stored = _posted(doctor, job_pod(job, doctor.now, suffix="q8r2t", node_name=None))
+    assert "tolerations" not in stored["spec"], "precondition: the plugin is off"
+    said = (
+        "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated "
+        "taint {nvidia.com/gpu: present}. preemption: 0/2 nodes are available: 2 Preemption "
+        "is not helpful for scheduling."
+    )
+    stored["status"] = {
+        "phase": "Pending",
+        "conditions": [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": said}
+        ],
+    }
+    doctor.server.update_object(stored)
+    assert find(objects, "Node", "gpu-1")["spec"]["taints"] == [GPU_TAINT], "precondition"
+    result = doctor.live("-o", "json")
+    report = result.json()
+    codes = _codes(report, "capacity")
+    assert ("capacity.unschedulable", "fail", "measured") in codes
+    assert "capacity.reservation-unknown" not in [code for code, _, _ in codes]
+    assert all(status == "fail" and basis == "measured" for _, status, basis in codes), codes
+    assert (
+        "pod train-002-q8r2t requests nvidia.com/gpu and, as the API server stored it, carries "
+        "no toleration nvidia.com/gpu:NoSchedule (operator Exists): the cluster does not add it"
+    ) in [line for f in _check(report, "capacity") for line in f["details"]]
+    assert result.exit_code == 2
+
+
+def test_what_the_cluster_adds_is_not_said_where_no_machine_is_kept_for_it(doctor: Doctor) -> None:
+    """No machine is tainted for the GPUs: whether the cluster adds the toleration changes
+    nothing, and neither the stored pod nor the trial start's answer is a line of the fit."""
+    objects = doctor.load("healthy")
+    job = find(objects, "Job", "train-001")
+    doctor.server.admission.allow_creates = True
+    doctor.server.admission.extended_resource_toleration = True
+    stored = _posted(doctor, job_pod(job, doctor.now, suffix="q8r2t", node_name=None))
+    _placed(doctor, stored, "gpu-1", "Succeeded")
+    for args in ((), ("--admission-dry-run",)):
+        result = doctor.live("-o", "json", *args)
+        (capacity,) = _check(result.json(), "capacity")
+        assert capacity["code"] == "capacity.fits", args
+        assert not [line for line in capacity["details"] if "the cluster adds it" in line], args
+        assert result.exit_code == 0
+
+
+def test_a_stored_pod_whose_template_states_the_toleration_shows_nothing(doctor: Doctor) -> None:
+    """The plugin adds nothing to a pod that states its toleration already: such a pod says
+    nothing about the cluster, and the honest unknown stands for the next job."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _tainted_gpu_machine({})(now)
+        stating = training_job("train-000", now, age=timedelta(hours=5))
+        stating["spec"]["template"]["spec"]["tolerations"] = [
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+        ]
+        return [
+            *objects,
+            stating,
+            job_pod(stating, now, suffix="a1b2c", node_name="gpu-1", phase="Succeeded"),
+        ]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert _codes(result.json(), "capacity") == [
+        ("capacity.reservation-unknown", "unknown", "cant-check")
+    ]
+    assert result.exit_code == 3
 
 
 # -- preemption and nominated pods -----------------------------------------------------------------

@@ -21,6 +21,7 @@ from truegreen.doctor.knowledge.stored_pod import (
     LimitRangeRefusal,
     PriorityLevel,
     SelectorConflict,
+    StoredPod,
     Violation,
     added_tolerations,
     canonical,
@@ -455,6 +456,32 @@ def test_a_trial_that_could_show_nothing_leaves_the_inference() -> None:
     for sent in (stating, cpu_only):
         found = extended_tolerations([_gpu_job()], [], (sent, sent))
         assert found.knowledge is Knowledge.UNKNOWN
+
+
+def test_the_newest_stored_pod_that_requests_the_resource_measures_the_plugin() -> None:
+    """A pod the server stored is its own answer: the newest that requests the job's resource
+    says (the setting may have changed since an older one), above a provider's label; the
+    trial start's answer, about the job's very pod, above both."""
+    gpu = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    given = StoredPod("run-2-a", _gpu_job(), {**defaulted(_gpu_job()), "tolerations": [gpu]})
+    bare = StoredPod("run-1-a", _gpu_job(), defaulted(_gpu_job()))
+    fpga = {"containers": [_c("a", limits={"example.com/fpga": "1"})]}
+    other = StoredPod("fpga-a", fpga, defaulted(fpga))
+    eks = [_machine("gpu-1", {"eks.amazonaws.com/nodegroup": "gpu"})]
+    added = extended_tolerations([_gpu_job()], [], None, [other, given, bare])
+    assert (added.knowledge, added.added) == (Knowledge.MEASURED_ADDS, True)
+    assert added.signal == (
+        "pod run-2-a requests nvidia.com/gpu and, as the API server stored it, carries the "
+        "toleration nvidia.com/gpu:NoSchedule (operator Exists) its template does not state: "
+        "the cluster adds it"
+    )
+    none = extended_tolerations([_gpu_job()], eks, None, [bare, given])
+    assert (none.knowledge, none.added) == (Knowledge.MEASURED_NONE, False)
+    assert none.signal.startswith("pod run-1-a requests nvidia.com/gpu and, as the API server")
+    sent = _gpu_job()
+    trial = extended_tolerations([sent], [], (sent, {**sent, "tolerations": [gpu]}), [bare])
+    assert trial.knowledge is Knowledge.MEASURED_ADDS
+    assert trial.signal.startswith("the trial start's answer")
 
 
 @pytest.mark.parametrize(

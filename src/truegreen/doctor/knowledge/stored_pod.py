@@ -633,16 +633,66 @@ class ExtendedTolerations(Struct, frozen=True):
         return self.knowledge in (Knowledge.MEASURED_ADDS, Knowledge.INFERRED_ADDS)
 
 
+class StoredPod(Struct, frozen=True):
+    """A pod the API server already stored, beside the template its controller made it from."""
+
+    name: str
+    template: Mapping[str, Any]
+    """The pod spec of its template, as its job states it."""
+    spec: Mapping[str, Any]
+    """The pod spec as stored: after every admission plugin that ran on its create."""
+
+
+def _told_by_stored_pods(
+    pods: Iterable[StoredPod], resources: tuple[str, ...]
+) -> ExtendedTolerations | None:
+    """What the first of `pods` that requests one of `resources` shows of the plugin; None
+    when none shows anything.
+
+    The plugin adds its toleration to every pod that requests the resource, unless the pod
+    states that very toleration already (admission.go `Admit`, helper
+    AddOrUpdateTolerationInPod), so a stored pod without it was not given it (measured none),
+    and one with it that its template does not state was given it (measured adds). One whose
+    template states it shows nothing either way."""
+    for pod in pods:
+        stated = [o.mapping(t) for t in o.sequence(pod.template.get("tolerations"))]
+        kept = [o.mapping(t) for t in o.sequence(pod.spec.get("tolerations"))]
+        for resource in extended_requests(pod.spec):
+            if resource not in resources:
+                continue
+            toleration = extended_toleration(resource)
+            if not any(_same_toleration(toleration, t) for t in kept):
+                return ExtendedTolerations(
+                    Knowledge.MEASURED_NONE,
+                    resources,
+                    f"pod {pod.name} requests {resource} and, as the API server stored it, "
+                    f"carries no toleration {resource}:NoSchedule (operator Exists): the "
+                    "cluster does not add it",
+                )
+            if not any(_same_toleration(toleration, t) for t in stated):
+                return ExtendedTolerations(
+                    Knowledge.MEASURED_ADDS,
+                    resources,
+                    f"pod {pod.name} requests {resource} and, as the API server stored it, "
+                    f"carries the toleration {resource}:NoSchedule (operator Exists) its "
+                    "template does not state: the cluster adds it",
+                )
+    return None
+
+
 def extended_tolerations(
     specs: Iterable[Mapping[str, Any]],
     nodes: Sequence[KubeObject],
     trial: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+    admitted: Iterable[StoredPod] = (),
 ) -> ExtendedTolerations:
     """Whether the pods of `specs` (as stored before the plugin) get the plugin's tolerations.
 
     Measured when the trial start's answer (`trial`: the spec sent and the spec the server
-    stored) shows it for a resource the sent pod requests; otherwise inferred from the managed
-    provider whose label a machine carries; otherwise unknown."""
+    stored) shows it for a resource the sent pod requests; otherwise measured by the pods the
+    server already stored (`admitted`, newest first: the cluster's setting may have changed
+    since an older one) that request one of those resources; otherwise inferred from the
+    managed provider whose label a machine carries; otherwise unknown."""
     resources = tuple(sorted({r for spec in specs for r in extended_requests(defaulted(spec))}))
     if not resources:
         return ExtendedTolerations(Knowledge.NOT_ASKED)
@@ -668,6 +718,9 @@ def extended_tolerations(
                     "the trial start's answer carries no toleration for "
                     f"{', '.join(asked)}: the cluster does not add it",
                 )
+    told = _told_by_stored_pods(admitted, resources)
+    if told is not None:
+        return told
     managed = _last_managed(nodes)
     if managed is not None:
         provider, machine = managed

@@ -149,13 +149,16 @@ def _arithmetic(env: Environment) -> list[Finding]:
     for those resources, the job is judged both ways and the answers settled (`_settled`);
     with no such machine the tolerations change nothing."""
     tolerations = added_tolerations(env)
+    nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
+    kept = kept_machines(nodes, tolerations.resources)
     if tolerations.knowledge in (Knowledge.INFERRED_ADDS, Knowledge.UNKNOWN):
-        nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
-        if not kept_machines(nodes, tolerations.resources):
+        if not kept:
             return _judge(env, tolerations.added)
         return _settled(env, tolerations, _judge(env, False), _judge(env, True))
     found = _judge(env, tolerations.added)
-    return _noted(found, tolerations.signal) if tolerations.signal else found
+    # Measured (the trial start's answer, or the pods the server stored): said where a machine
+    # kept for those resources makes it matter.
+    return _noted(found, tolerations.signal) if tolerations.signal and kept else found
 
 
 def _judge(env: Environment, tolerate: bool) -> list[Finding]:

@@ -4,6 +4,7 @@ and its size in plain words.
 """
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from msgspec import Struct
@@ -31,6 +32,7 @@ from truegreen.doctor.knowledge.stored_pod import (
     ExtendedTolerations,
     Knowledge,
     PriorityLevel,
+    StoredPod,
     extended_tolerations,
     job_priority,
     stated_priority,
@@ -147,7 +149,28 @@ def added_tolerations(env: Environment) -> ExtendedTolerations:
         + ([trial] if trial else []),
         nodes,
         (job.primary.spec, trial) if trial else None,
+        _stored_training_pods(env),
     )
+
+
+def _stored_training_pods(env: Environment) -> list[StoredPod]:
+    """The namespace's pods of its training jobs as the API server stored them, each beside its
+    pod set's template, newest first: the server's own answer on whether it adds extended
+    resource tolerations (the plugin's settings are not readable through the API)."""
+    work = env.work()
+    found: list[tuple[datetime, StoredPod]] = []
+    for pod in training_pods(env):
+        job = work.job_of(pod)
+        if job is None:
+            continue
+        name = pod_set_of(job, pod)
+        pod_set = next((s for s in job.pod_sets if s.name == name), None)
+        if pod_set is None:
+            continue
+        created = o.created_at(pod) or datetime.min.replace(tzinfo=UTC)
+        found.append((created, StoredPod(o.name_of(pod), pod_set.spec, o.pod_spec(pod))))
+    found.sort(key=lambda pair: pair[0], reverse=True)
+    return [pod for _, pod in found]
 
 
 def judged_priority(env: Environment) -> PriorityLevel | CantRead:
