@@ -3,6 +3,7 @@ failed and the step that fixes it, and the lines for a cluster that can't be rea
 in to. doctor's catalogue and refresh's report are both built from these."""
 
 import functools
+from collections.abc import Iterable
 from typing import Final
 
 from msgspec import Struct
@@ -250,6 +251,17 @@ def read_remedy(
         count=where("get", kind.plural, *scope),
         snapshot=truegreen_command("snapshot", *kubectl.flags()),
     )
+
+
+def merged_counts(parts: Iterable[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """Counted phrases (count, the words after a count of one, after a larger count) with
+    those of the same words said once, their counts added, where first met: two reasons a
+    reader can't tell apart (two different taints, each `is reserved for other work`) are one
+    count, `2 are reserved for other work`, never a phrase said twice."""
+    totals: dict[tuple[str, str], int] = {}
+    for count, one, many in parts:
+        totals[(one, many)] = totals.get((one, many), 0) + count
+    return [(count, one, many) for (one, many), count in totals.items()]
 
 
 def sentence(text: str) -> str:

@@ -102,6 +102,33 @@ def test_cordoned_and_tainted_machines_are_not_eligible(doctor: Doctor) -> None:
     assert result.exit_code == 2
 
 
+def test_machines_reserved_by_different_taints_are_one_count(doctor: Doctor) -> None:
+    """Two taints, each "reserved for other work" in plain words: one count, not the same
+    phrase twice; the details keep each taint and its machine."""
+
+    def reserved(now: datetime) -> list[dict[str, Any]]:
+        objects = healthy(now)
+        taints = {"cpu-1": ("dedicated", "infra"), "gpu-1": ("team", "research")}
+        for obj in objects:
+            if obj["kind"] == "Node":
+                key, value = taints[obj["metadata"]["name"]]
+                obj["spec"] = {"taints": [{"key": key, "value": value, "effect": "NoSchedule"}]}
+        return objects
+
+    doctor.load(reserved)
+    result = doctor.live("-o", "json", *GPU_JOB)
+    (finding,) = _capacity(result.json())
+    assert finding["code"] == "capacity.no-eligible-machine"
+    assert finding["headline"] == (
+        "No machine may run a training job: 2 machines are reserved for other work."
+    )
+    assert {
+        "excluded (taint dedicated=infra:NoSchedule not tolerated): cpu-1",
+        "excluded (taint team=research:NoSchedule not tolerated): gpu-1",
+    } <= set(finding["details"])
+    assert result.exit_code == 2
+
+
 def test_job_requests_flag_overrides_the_template(doctor: Doctor) -> None:
     doctor.load("job-too-large")  # the newest template asks for 4 GPUs
     report = doctor.live("-o", "json", *GPU_JOB).json()

@@ -121,6 +121,9 @@ def test_a_control_plane_without_gpus_is_no_remedy_for_gpus_that_are_taken(
 
 A100 = {"key": "pool", "value": "a100", "effect": "NoSchedule"}
 UNREACHABLE = {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+"""The GPU operators' taint on GPU machines (kubernetes.io "Taints and Tolerations": special
+hardware)."""
 
 
 @pytest.mark.parametrize(
@@ -137,10 +140,23 @@ UNREACHABLE = {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}
                 node("gpu-2", "16", "64Gi", gpus=2, taints=[A100]),
                 change=_on_gpu_machines,
             ),
-            "of 4 machines, 1 lacks nvidia.com/gpu, 1 is reserved for other work, 1 is "
-            "reserved for other work and 1 is outside the job's placement rules",
+            "of 4 machines, 1 lacks nvidia.com/gpu, 2 are reserved for other work and 1 is "
+            "outside the job's placement rules",
             RESERVED,
             id="reserved-gpu-machine",
+        ),
+        pytest.param(
+            _waiting(
+                "0/4 nodes are available: 2 Insufficient nvidia.com/gpu, 1 node(s) had "
+                "untolerated taint {node-role.kubernetes.io/control-plane: }, 1 node(s) had "
+                "untolerated taint {nvidia.com/gpu: present}. preemption: 0/4 nodes are "
+                f"available: 4 {NOT_HELPFUL}.",
+                node("control-plane-1", "8", "32Gi", taints=[CONTROL_PLANE]),
+                node("gpu-2", "16", "64Gi", gpus=2, taints=[GPU_TAINT]),
+            ),
+            "of 4 machines, 2 lack nvidia.com/gpu and 2 are reserved for other work",
+            RESERVED,
+            id="gpu-machine-kept-for-gpu-work",
         ),
         pytest.param(
             _waiting(

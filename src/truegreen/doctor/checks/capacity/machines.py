@@ -65,7 +65,7 @@ from truegreen.doctor.knowledge.training import (
 from truegreen.doctor.knowledge.usage import ClusterUsage, MachineUsage
 from truegreen.kubectl import truegreen_command
 from truegreen.patterns import LazyPattern
-from truegreen.plain_words import sentence
+from truegreen.plain_words import merged_counts, sentence
 from truegreen.quantity import QuantityError, Resources
 
 _TAINT_REASON = LazyPattern(r"^taint ([^=]+)=")
@@ -641,25 +641,22 @@ def requested_resources(env: Environment) -> frozenset[str]:
 
 
 def exclusion_words(excluded: Mapping[str, list[str]]) -> str:
-    """`1 machine is not ready, 2 machines are outside the job's placement rules`."""
+    """`1 machine is not ready, 2 machines are outside the job's placement rules`; reasons that
+    read the same (two taints, both `reserved for other work`) are one count."""
     parts = []
     for reason, names in excluded.items():
-        count = len(names)
-        noun = "machine" if count == 1 else "machines"
         taint = _TAINT_REASON.match(reason)
         known = system_taint(taint.group(1)) if taint is not None else None
         if known is not None:
-            plain = known.one if count == 1 else known.many
-        else:
-            verb = "is" if count == 1 else "are"
-            plain = (
-                verb
-                + " "
-                + {
-                    "cordoned": "closed to new work",
-                    "nodeSelector does not match": "outside the job's placement rules",
-                    "required node affinity does not match": "outside the job's placement rules",
-                }.get(reason, "reserved for other work")
-            )
-        parts.append(f"{count} {noun} {plain}")
-    return ", ".join(parts)
+            parts.append((len(names), known.one, known.many))
+            continue
+        plain = {
+            "cordoned": "closed to new work",
+            "nodeSelector does not match": "outside the job's placement rules",
+            "required node affinity does not match": "outside the job's placement rules",
+        }.get(reason, "reserved for other work")
+        parts.append((len(names), f"is {plain}", f"are {plain}"))
+    return ", ".join(
+        f"{count} machine{'s' if count != 1 else ''} {one if count == 1 else many}"
+        for count, one, many in merged_counts(parts)
+    )

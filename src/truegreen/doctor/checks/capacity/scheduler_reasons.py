@@ -15,6 +15,7 @@ from truegreen.doctor.knowledge.evidence import Obstacle, Reason, SchedulerVerdi
 from truegreen.doctor.knowledge.fit import machine_room, pod_requests, shortfalls
 from truegreen.doctor.knowledge.reports import NAME_CAP, quoted
 from truegreen.doctor.knowledge.taints import system_taint
+from truegreen.plain_words import merged_counts
 from truegreen.quantity import CPU, MEMORY, PODS, QuantityError
 
 _RESOURCE_NOUNS = {CPU: "CPU", MEMORY: "memory", "ephemeral-storage": "scratch disk", PODS: "room"}
@@ -55,37 +56,48 @@ _TODO: dict[Obstacle, str] = {
 }
 
 
-def _one_reason(reason: Reason, noun: bool) -> str:
-    """`4 lack nvidia.com/gpu` (`4 machines lack …` with `noun`)."""
-    count = reason.machines
-    if count is None:
-        # A message that counts no machines is the scheduler's whole reason (a Permit plugin's
-        # rejection, a gang scheduler's word on its group): its own words, whole.
-        return f"it said “{quoted(reason.text, NAME_CAP)}”"
-    counted = f"{count} machine{'s' if count != 1 else ''}" if noun else str(count)
-    one = count == 1
+def _reason_words(reason: Reason) -> tuple[str, str]:
+    """The words after a counted reason's count, for one machine and for several: `lacks
+    nvidia.com/gpu`, `lack nvidia.com/gpu`."""
     if reason.obstacle is Obstacle.ROOM:
         if not reason.detail:
-            runs, they = ("runs", "it") if one else ("run", "they")
-            return f"{counted} {runs} as many programs as {they} may"
+            return "runs as many programs as it may", "run as many programs as they may"
         resource = _RESOURCE_NOUNS.get(reason.detail, reason.detail)
-        return f"{counted} {'lacks' if one else 'lack'} {resource}"
+        return f"lacks {resource}", f"lack {resource}"
     if reason.obstacle is Obstacle.TAINT:
         known = system_taint(reason.detail)
         if known is not None:
-            return f"{counted} {known.one if one else known.many}"
+            return known.one, known.many
     if reason.obstacle is Obstacle.OTHER:
         # No plain words for this one: the scheduler's own, as it wrote them.
-        return f"{counted} {'is' if one else 'are'} held back: “{quoted(reason.text, NAME_CAP)}”"
-    singular, plural = _WORDS[reason.obstacle]
-    return f"{counted} {singular if one else plural}"
+        said = quoted(reason.text, NAME_CAP)
+        return f"is held back: “{said}”", f"are held back: “{said}”"
+    return _WORDS[reason.obstacle]
+
+
+def _machines(count: int) -> str:
+    """`1 machine`, `2 machines`."""
+    return f"{count} machine{'s' if count != 1 else ''}"
 
 
 def plain_reasons(verdict: SchedulerVerdict) -> str:
-    """`of 5 machines, 4 lack nvidia.com/gpu and 1 can't be reached`."""
+    """`of 5 machines, 4 lack nvidia.com/gpu and 1 can't be reached`. Reasons that read the
+    same (two taints, both `reserved for other work`) are one count."""
     if not verdict.reasons:
         return "it gave no reason doctor knows"
-    parts = [_one_reason(r, noun=verdict.machines is None) for r in verdict.reasons]
+    whole = next((r for r in verdict.reasons if r.machines is None), None)
+    if whole is not None:
+        # A message that counts no machines is the scheduler's whole reason (a Permit plugin's
+        # rejection, a gang scheduler's word on its group): its own words, whole.
+        return f"it said “{quoted(whole.text, NAME_CAP)}”"
+    noun = verdict.machines is None
+    counted = merged_counts(
+        (r.machines, *_reason_words(r)) for r in verdict.reasons if r.machines is not None
+    )
+    parts = [
+        f"{_machines(count) if noun else count} {one if count == 1 else many}"
+        for count, one, many in counted
+    ]
     listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
     if verdict.machines is None:
         return listed
