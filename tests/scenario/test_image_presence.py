@@ -15,7 +15,7 @@ import json
 import shutil
 import socket
 from collections.abc import Iterator, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from tests.support.registry import (
     served_from,
     serving_manifests,
 )
-from tests.support.scenarios import Obj, find, healthy, job_pod
+from tests.support.scenarios import Obj, find, healthy, job_pod, ts
 from truegreen.doctor.knowledge.image_presence import MAX_LOOKUPS
 from truegreen.http import tlsstream
 
@@ -1013,6 +1013,123 @@ def test_an_image_no_machine_has_pulled_is_still_asked(
     assert len(missing) == 1
     assert f"{host}/trainer:2.2" in missing[0]["headline"]
     assert f"{host}/trainer:2.1" not in json.dumps(missing)
+
+
+def _finished_job_s_pod_gone(host: str, message: str, component: str = "kubelet") -> Any:
+    """The healthy namespace whose services run their images, and whose training job finished:
+    its pod is gone (PodGC removed it, or the Job's ttlSecondsAfterFinished), and the kubelet's
+    Normal `Pulled` Event about it is all that is left, as a kubelet writes it
+    (pkg/kubelet/images/image_manager.go EnsureImageExists, `message` naming the image as the
+    pod states it; source `kubelet` on the machine, pkg/kubelet/kubelet.go)."""
+    environment = _environment(host, pulled=True)
+
+    def build(now: datetime) -> list[Obj]:
+        said = ts(now - timedelta(minutes=50))
+        event: Obj = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {
+                "name": "train-001-x7k2p.17a1c2d3e4f5a6b7",
+                "namespace": "train",
+                "creationTimestamp": said,
+            },
+            "involvedObject": {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "name": "train-001-x7k2p",
+                "namespace": "train",
+                "uid": "uid-train-001-x7k2p",
+                "fieldPath": "spec.containers{trainer}",
+            },
+            "reason": "Pulled",
+            "message": message.format(image=f"{host}/trainer:2.1"),
+            "source": {"component": component, "host": "gpu-1"},
+            "firstTimestamp": said,
+            "lastTimestamp": said,
+            "count": 1,
+            "type": "Normal",
+            "reportingComponent": component,
+            "reportingInstance": "gpu-1",
+        }
+        return [*environment(now), event]
+
+    return build
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        'Successfully pulled image "{image}" in 41.2s (41.2s including waiting). Image size: '
+        "8123456789 bytes.",
+        'Successfully pulled image "{image}" in 41.2s',  # before Kubernetes 1.30
+        'Container image "{image}" already present on machine',
+        'Container image "{image}" already present on machine and can be accessed by the pod',
+    ],
+    ids=["pulled", "pulled-before-1.30", "present", "present-since-1.33"],
+)
+def test_the_kubelet_s_pulled_event_is_its_word_that_a_machine_holds_the_image(
+    asking: Doctor, message: str
+) -> None:
+    """The finished job's pod is gone, its kubelet's `Pulled` Event is not: a machine pulled
+    the trainer's image for a pod here (or held it already, which a container status's
+    imageID says alike). Counted as the imageID is, so the registry, on a port nothing
+    listens on, is never asked: ready, not unknown."""
+    host = f"127.0.0.1:{_closed_port()}"
+    asking.load(_finished_job_s_pod_gone(host, message))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (0, "ready")
+    assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+    assert (
+        f"{host}/trainer:2.1 (the training job 'train-001'): pulled by a machine for a program here"
+    ) in _details(report)
+    asked = {r.query.get("fieldSelector") for r in asking.server.log if r.path.endswith("/events")}
+    assert asked == {"reason=Pulled"}
+
+
+def test_with_the_kubelet_s_events_unread_the_registry_is_asked_as_before(
+    asking: Doctor, open_registry: Registry
+) -> None:
+    """The Pulled Events refused: the kubelet's word is not read, and the registry, asked,
+    answers for the trainer's image instead (no finding for the unread Events: the registry's
+    answer is the measurement)."""
+    _push_environment(open_registry)
+    host = open_registry.host
+    asking.load(_finished_job_s_pod_gone(host, 'Successfully pulled image "{image}" in 41.2s'))
+    asking.server.inject(Fault.FORBIDDEN, "/events$")
+    result = asking.live("-o", "json")
+    assert (result.exit_code, result.json()["headline"]["code"]) == (0, "ready")
+    assert _image_pull(result.json()) == [("ok", "measured", "image-pull.ok")]
+    assert any(
+        d.startswith(f"{host}/trainer:2.1 (the training job 'train-001'): in its registry")
+        for d in _details(result.json())
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "component"),
+    [
+        ('Successfully pulled image "{image}" in 41.2s', "image-warmer"),
+        ('Successfully pulled image "{image}0" in 41.2s', "kubelet"),
+        ('Pulling image "{image}"', "kubelet"),
+    ],
+    ids=["not-the-kubelet", "another-tag", "not-a-pull-done"],
+)
+def test_a_pulled_event_not_the_kubelet_s_word_on_the_image_leaves_it_to_the_registry(
+    asking: Doctor, message: str, component: str
+) -> None:
+    """Only the kubelet's word that it pulled this very image (or held it) counts: another
+    component's Event, another tag, or a pull only begun leaves the registry to answer, and
+    on a port nothing listens on it can't."""
+    host = f"127.0.0.1:{_closed_port()}"
+    asking.load(_finished_job_s_pod_gone(host, message, component))
+    result = asking.live("-o", "json")
+    assert result.exit_code == 3
+    assert _image_pull(result.json()) == [("unknown", "cant-check", "image-pull.image-unchecked")]
+    assert result.json()["headline"]["text"] == (
+        f"Couldn't check whether the image {host}/trainer:2.1 is in its registry: "
+        f"couldn't connect to {host}."
+    )
 
 
 def _b64(text: str) -> str:

@@ -225,6 +225,10 @@ class Environment(Struct, frozen=True):
     whether a machine it nominated failed to launch."""
     node_pools: ListRead | None = None
     """Karpenter's NodePools, read with its NodeClaims: the limits a pool has reached."""
+    pulled_events: ListRead | None = None
+    """The kubelet's `Pulled` Events of the namespace, read only while the registries are
+    asked and some image is still to pull by the pods' statuses: the kubelet's word that a
+    machine holds it (doctor/knowledge/image_presence.py `event_pulled`); None when not read."""
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole,
     or whether one does is not known (`training_not_running`), or something of the namespace

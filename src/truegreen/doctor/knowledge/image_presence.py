@@ -47,6 +47,7 @@ from truegreen.images import (
     login_covers,
     parse_image,
 )
+from truegreen.patterns import LazyPattern
 from truegreen.pull_policy import PULL_ALWAYS, PULL_NEVER, pull_policy
 
 MAX_LOOKUPS = 64
@@ -380,19 +381,34 @@ def pulled_images(spec: Mapping[str, Any]) -> list[str]:
 
 
 _PULL_FAILING = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName"})
+PULLED_EVENTS = {"reason": "Pulled"}
+"""The field selector of the kubelet's `Pulled` Events (events accept `reason`:
+pkg/registry/core/event/strategy.go ToSelectableFields; pkg/kubelet/events/event.go
+PulledImage)."""
+_PULLED_MESSAGE = LazyPattern(
+    r'^(?:Successfully pulled image "(?P<pulled>[^"]*)"(?: in |$)'
+    r'|Container image "(?P<present>[^"]*)" already present on machine)'
+)
+"""pkg/kubelet/images/image_manager.go EnsureImageExists: `Successfully pulled image %q in %v
+(%v including waiting). Image size: %v bytes.` (before 1.30 `... in %v`, earlier still the
+image alone), and `Container image %q already present on machine` (since 1.33 `... and can be
+accessed by the pod`), each naming the container's image as the pod states it."""
+KUBELET = "kubelet"
+"""The kubelet's Events' source (pkg/kubelet/kubelet.go: EventSource{Component: "kubelet"})."""
 
 
-def kubelet_pulled(pods: ListRead) -> frozenset[str]:
+def kubelet_pulled(pods: ListRead, pulled_events: ListRead | None = None) -> frozenset[str]:
     """The images (normalised as `pulled_images` names them) that a machine has pulled for a
     pod of the namespace: a container whose status carries an `imageID` runs, or ran, that
-    image (pkg/kubelet/kuberuntime: the kubelet sets imageID once the image is in place).
-    That is the kubelet's measurement that a machine holds it, whatever the pod's pull policy;
-    whether that spares another pod a pull is that pod's own policy's say (`spared_pulls`).
-    The image a container status names can be a digest or a normalised name, so the container's
-    own spec says which reference was pulled."""
+    image (pkg/kubelet/kuberuntime: the kubelet sets imageID once the image is in place);
+    and an image a kubelet's `Pulled` Event of the namespace names (`event_pulled`), its pod
+    there or gone. That is the kubelet's measurement that a machine holds it, whatever the
+    pod's pull policy; whether that spares another pod a pull is that pod's own policy's say
+    (`spared_pulls`). The image a container status names can be a digest or a normalised
+    name, so the container's own spec says which reference was pulled."""
+    found: set[str] = set(event_pulled(pulled_events))
     if not isinstance(pods, Listed):
-        return frozenset()
-    found: set[str] = set()
+        return frozenset(found)
     for pod in pods.items:
         spec = o.mapping(pod.get("spec"))
         images = {
@@ -413,6 +429,44 @@ def kubelet_pulled(pods: ListRead) -> frozenset[str]:
             except ImageReferenceError:
                 continue
     return frozenset(found)
+
+
+def event_pulled(events: ListRead | None) -> frozenset[str]:
+    """The images (normalised) that the kubelet's `Pulled` Events of the namespace name: its
+    word that the image is on the machine of a pod of the namespace, pulled there or already
+    present (pkg/kubelet/images/image_manager.go EnsureImageExists), the same measurement as a
+    container status's imageID, which it sets on both paths. Counted however old, while the
+    cluster keeps the Event (kube-apiserver --event-ttl, 1 h by default), as a stored pod's
+    imageID counts however old its pod is; its pod may be gone (a finished job's pods removed).
+    Only the kubelet's, on a Pod; a message of another shape or naming no valid reference says
+    nothing. None or unread: nothing (the registry is asked, as before any pull)."""
+    if not isinstance(events, Listed):
+        return frozenset()
+    found: set[str] = set()
+    for event in events.items:
+        source = o.mapping(event.get("source")).get("component")
+        if (
+            event.get("reason") != PULLED_EVENTS["reason"]
+            or KUBELET not in (source, event.get("reportingComponent"))
+            or o.mapping(event.get("involvedObject")).get("kind") != "Pod"
+        ):
+            continue
+        said = _PULLED_MESSAGE.match(str(event.get("message", "")))
+        image = (said.group("pulled") or said.group("present")) if said else None
+        if not image:
+            continue
+        try:
+            found.add(str(parse_image(image)))
+        except ImageReferenceError:
+            continue
+    return frozenset(found)
+
+
+def still_to_pull(templates: Iterable[Template], pulled: frozenset[str]) -> bool:
+    """Whether a pod of some template would pull an image that no machine holds for the
+    namespace (`pulled`), one it pulls only when missing: the images it pulls on every start
+    (`Always`) a machine's copy spares nothing, so the kubelet's word on them changes nothing."""
+    return any(spared_pulls(t.spec, frozenset(pulled_images(t.spec))) - pulled for t in templates)
 
 
 class MachinePlatform(Struct, frozen=True):

@@ -57,9 +57,11 @@ from truegreen.doctor.environment import (
 from truegreen.doctor.knowledge.evidence import scheduler_verdict
 from truegreen.doctor.knowledge.gpu_supply import gpu_problems
 from truegreen.doctor.knowledge.image_presence import (
+    PULLED_EVENTS,
     ImageRegistry,
     RegistryAnswers,
     kubelet_pulled,
+    still_to_pull,
     wanted_lookups,
 )
 from truegreen.doctor.knowledge.kueue_kinds import GROUP, KueueKinds, kinds_served
@@ -263,6 +265,15 @@ def gather(
             else None
         )
         templates = templates_of(workloads, work)
+        # The kubelet's word on images no pod status shows pulled (a finished job's pods gone),
+        # read only where it spares a registry look-up.
+        pulled_events = (
+            schedule.submit(
+                partial(reader.list, Kind.EVENT, namespace=namespace, fields=PULLED_EVENTS)
+            )
+            if registry is not None and still_to_pull(templates, kubelet_pulled(pod_list))
+            else None
+        )
         service_accounts = get_each(
             Kind.SERVICE_ACCOUNT, [o.service_account_name(t.spec) for t in templates]
         )
@@ -314,8 +325,9 @@ def gather(
             if priorities_matter(capacity, job) or _priority_scoped(first_wave.quotas.result())
             else None
         )
+        pulled = None if pulled_events is None else pulled_events.result()
         lookups = _ask_registry(
-            schedule, registry, templates, accounts, secrets, job, node_list, pod_list
+            schedule, registry, templates, accounts, secrets, job, node_list, pod_list, pulled
         )
         filtered = filters()
         return Environment(
@@ -362,6 +374,7 @@ def gather(
             if queue_start is None
             else _queue_reads(schedule, reader, namespace, queue_start),
             registry=None if lookups is None else lookups.result(),
+            pulled_events=pulled,
             gangs=None if gangs is None else gangs(),
         )
 
@@ -454,9 +467,11 @@ def _ask_registry(
     job: TrainingJob | None,
     machines: ListRead,
     pods: ListRead,
+    pulled_events: ListRead | None,
 ) -> Pending[RegistryAnswers] | None:
     """The registry look-ups, sent once the logins they need are in; None when not asked.
-    An image a machine has pulled for the namespace is not asked about: the kubelet has."""
+    An image a machine has pulled for the namespace is not asked about: the kubelet has (its
+    pods' statuses, and its `Pulled` Events)."""
     if registry is None:
         return None
     wanted = wanted_lookups(
@@ -465,7 +480,7 @@ def _ask_registry(
         results(secrets),
         job.ref if job else None,
         machines,
-        kubelet_pulled(pods),
+        kubelet_pulled(pods, pulled_events),
     )
     return schedule.submit(partial(registry.look_up, wanted))
 

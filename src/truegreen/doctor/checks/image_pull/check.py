@@ -255,7 +255,7 @@ def check(env: Environment) -> list[Finding]:
     findings += invalid_names(env)
     uses: dict[str, _LoginUse] = {}
     unresolved: list[_Unresolved] = []
-    pulled = kubelet_pulled(env.pods)
+    pulled = kubelet_pulled(env.pods, env.pulled_events)
     for template in env.templates():
         account_read = env.service_accounts.get(o.service_account_name(template.spec))
         names = login_names(template.spec, account_read)
