@@ -602,6 +602,97 @@ def test_no_login_covering_a_registry_that_wants_one_is_inferred_whatever_else_i
     assert {basis for _, basis, _ in _image_pull(report)} == {"inferred"}
 
 
+def _new_tag_where_the_machines_pulled_without_a_login(host: str, *, other_login: bool) -> Any:
+    """The healthy namespace on `host`, every pod running its image (imageIDs) though none
+    names a registry login, nor does its account. The training job's template asks for a new
+    image there, `team/trainer:2.2`, naming no login (`other_login` False), or `regcred`,
+    which holds one for another registry only."""
+    environment = _environment(host, login=None, pulled=True)
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = environment(now)
+        spec = find(objects, "Job", "train-001")["spec"]["template"]["spec"]
+        spec["containers"][0]["image"] = f"{host}/team/trainer:2.2"
+        if other_login:
+            spec["imagePullSecrets"] = [{"name": "regcred"}]
+            objects.append(pull_login("other.example.com", "robot", REGISTRY_PASSWORD))
+        return objects
+
+    return build
+
+
+@pytest.mark.parametrize("other_login", [False, True], ids=["no-login", "login-for-another"])
+def test_a_registry_the_machines_pulled_from_without_a_login_may_take_their_own(
+    asking: Doctor, registry: Registry, other_login: bool
+) -> None:
+    """The registry wants a login of everyone (401 to an anonymous look-up), yet a machine
+    pulled the manager's image from it for a pod that names no login: the machines hold
+    one of their own (a node's config.json, a kubelet credential provider), which the kubelet
+    joins to the pod's (pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring), or the
+    image came otherwise. Asked without a login, the registry refuses the manager's image too,
+    so the pull needed one: whether the new image downloads is the machines' login's to say,
+    unknown, never a login measured missing."""
+    for repository, tag in (
+        ("jobs-manager", "1.4"),
+        ("library/mysql", "8.0"),
+        ("team/trainer", "2.2"),
+    ):
+        registry.push_image(repository, tag, content=repository)
+    host = registry.host
+    asking.load(_new_tag_where_the_machines_pulled_without_a_login(host, other_login=other_login))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (3, "image-pull.image-unchecked")
+    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")]
+    assert report["headline"]["text"] == (
+        f"Couldn't check whether the image {host}/team/trainer:2.2 is in its registry: the "
+        f"machines may log in to {host} on their own (they downloaded {host}/jobs-manager:1.4 "
+        "from it for a program that sends no registry login), and doctor can't use that login."
+    )
+    assert report["headline"]["remedy"] == (
+        "Nothing to do if the image downloads on the machines; if it doesn't, give the programs "
+        f"that use it a registry login for {host}; --no-registry skips this look-up."
+    )
+    details = _details(report)
+    assert (
+        f"{host}/jobs-manager:1.4 was pulled by a machine for a pod here that names no "
+        "imagePullSecrets (its container status carries the kubelet's imageID)"
+    ) in details
+    assert any(
+        d.startswith(
+            f"{host}/jobs-manager:1.4: asked without a login, {host} does not hand it out: "
+        )
+        for d in details
+    ), details
+    assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
+
+
+def test_a_pull_without_a_login_of_an_image_served_to_anyone_says_nothing_of_the_machines(
+    asking: Doctor, open_registry: Registry, token_registry: TokenFront
+) -> None:
+    """The registry hands the manager's and the database's images to anyone (public, as a
+    token without a login may read them) and wants a login for the new one: pulling the
+    public ones needed no login, so nothing says the machines hold one. The new image is a
+    login needed, inferred as ever."""
+    for repository, tag in (("jobs-manager", "1.4"), ("library/mysql", "8.0")):
+        open_registry.push_image(repository, tag, content=repository)
+    token_registry.anonymous = True
+    token_registry.public |= {"jobs-manager", "library/mysql"}
+    host = token_registry.host
+    asking.load(_new_tag_where_the_machines_pulled_without_a_login(host, other_login=False))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (2, "image-pull.login-needed")
+    assert _image_pull(report) == [("fail", "inferred", "image-pull.login-needed")]
+    assert report["headline"]["text"] == (
+        f"The registry {host} won't hand out {host}/team/trainer:2.2 without a login (it "
+        "doesn't exist there, or needs a login), and the training job 'train-001' has no "
+        "registry login for it."
+    )
+    asked = {p.partition("?")[0] for p, _ in token_registry.seen if "/manifests/" in p}
+    assert asked == {"/v2/team/trainer/manifests/2.2", "/v2/jobs-manager/manifests/1.4"}
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -20,6 +20,8 @@ from truegreen.doctor.knowledge.image_presence import (
     MACHINE_LOGIN_REGISTRIES,
     ImageLookup,
     MachinePlatform,
+    MachinePull,
+    OwnLogin,
     Presence,
     RegistryAnswer,
     combined,
@@ -29,15 +31,19 @@ from truegreen.doctor.knowledge.image_presence import (
     kubelet_pulled,
     kubelet_skips,
     login_names,
+    login_probes,
     machine_platform,
     machines_log_in,
+    machines_may_log_in,
     may_pick,
     offered_words,
+    own_login,
     plain_size,
     platform_manifest,
     platforms_offered,
     pod_logins,
     pulled_images,
+    pulled_without_login,
     registries_with_credentials,
     spared_pulls,
     unreadable_entries,
@@ -534,8 +540,12 @@ NOT_ALLOWED_FAIL = Outcome("image-pull.repository-not-allowed", Status.FAIL, Bas
 NO_BUILD_FAIL = Outcome("image-pull.no-build-for-platform", Status.FAIL, Basis.MEASURED)
 
 
-def _unknown(cause: Presence) -> Outcome:
+def _unknown(cause: Presence | OwnLogin) -> Outcome:
     return Outcome(UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, cause)
+
+
+PULLED_HERE = {"registry.corp.example:5000": MachinePull("registry.corp.example:5000/app:1")}
+"""A registry a machine pulled from for a pod that sent no login (`machines_may_log_in`)."""
 
 
 @pytest.mark.parametrize(
@@ -549,24 +559,32 @@ def _unknown(cause: Presence) -> Outcome:
         (Presence.LOGIN_NEEDED, "ghcr.io", False, NEEDED_FAIL),
         (Presence.LOGIN_NEEDED, "ghcr.io", True, None),  # no login of the pod's applies: said once
         (Presence.NOT_ALLOWED, "ghcr.io", True, NOT_ALLOWED_FAIL),
-        (Presence.REFUSED, "gcr.io", True, _unknown(Presence.REFUSED)),
+        (Presence.REFUSED, "gcr.io", True, _unknown(OwnLogin.CLOUD)),
         (
             Presence.NOT_ALLOWED,
             "1.dkr.ecr.us-east-1.amazonaws.com",
             True,
-            _unknown(Presence.REFUSED),
+            _unknown(OwnLogin.CLOUD),
         ),
-        (Presence.LOGIN_NEEDED, "team.azurecr.io", False, _unknown(Presence.REFUSED)),
+        (Presence.LOGIN_NEEDED, "team.azurecr.io", False, _unknown(OwnLogin.CLOUD)),
         (Presence.TIMEOUT, "ghcr.io", True, _unknown(Presence.TIMEOUT)),
         (Presence.NOT_CAPTURED, "ghcr.io", True, _unknown(Presence.NOT_CAPTURED)),
         (Presence.LOGIN_UNUSABLE, "ghcr.io", True, _unknown(Presence.LOGIN_UNUSABLE)),
+        (Presence.LOGIN_NEEDED, "registry.corp.example:5000", False, _unknown(OwnLogin.PULLED)),
+        (Presence.LOGIN_NEEDED, "registry.corp.example:5000", True, _unknown(OwnLogin.PULLED)),
+        (Presence.REFUSED, "registry.corp.example:5000", True, _unknown(OwnLogin.PULLED)),
+        (Presence.MISSING, "registry.corp.example:5000", True, MISSING_FAIL),
+        # The keyring matches host and port: another port, or none, is another registry.
+        (Presence.LOGIN_NEEDED, "registry.corp.example", False, NEEDED_FAIL),
+        (Presence.LOGIN_NEEDED, "registry.corp.example:5001", False, NEEDED_FAIL),
     ],
 )
 def test_what_each_answer_means(
     presence: Presence, registry: str, reported: bool, outcome: Outcome | None
 ) -> None:
     """`reported`: the check reports the registry no login of the pod covers on its own."""
-    assert judge(RegistryAnswer(presence), registry, uncovered_reported=reported) == outcome
+    own = own_login(registry, PULLED_HERE)
+    assert judge(RegistryAnswer(presence), own, uncovered_reported=reported) == outcome
 
 
 def test_only_an_answer_about_the_image_is_a_measurement() -> None:
@@ -636,6 +654,57 @@ def test_the_kubelet_pulled_what_a_container_status_carries_an_image_id_for() ->
         {"docker.io/library/busybox:1.36", "registry.example.com/trainer:2.1"}
     )
     assert kubelet_pulled(CantRead(ReadFailure.FORBIDDEN, "no")) == frozenset()
+
+
+def _running(name: str, image: str, *logins: str) -> dict[str, Any]:
+    """A pod running `image` (its status carries the imageID), naming `logins`."""
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "imagePullSecrets": [{"name": n} for n in logins],
+            "containers": [{"name": "main", "image": image}],
+        },
+        "status": {"containerStatuses": [{"name": "main", "imageID": f"{image}@sha256:1"}]},
+    }
+
+
+def test_a_pull_for_a_pod_naming_no_login_is_the_registry_s_and_port_s_alone() -> None:
+    """A pod naming no registry login (its account's are in the stored pod already, and the
+    list never changes) ran an image: the machines pulled it with their own login, or none.
+    Not a pod naming one, whatever it holds now or whether it exists (it may have held one for
+    that registry then), nor Docker Hub's official images (served to anyone), nor a cloud
+    registry (its own rule). Keyed by the parsed registry: host and port, in its own case."""
+    pods = Listed(
+        (
+            _running("a", "registry.corp.example:5000/covered:1", "corp"),
+            _running("b", "registry.corp.example:5000/skipped:1", "gone"),
+            _running("c", "python:3.12"),
+            _running("d", "123456789012.dkr.ecr.us-east-1.amazonaws.com/app:1"),
+            _running("e", "registry.corp.example:5000/app:1"),
+            _running("f", "registry.corp.example:5000/later:1"),
+            _running("g", "Registry.Corp.Example/case:1"),
+        )
+    )
+    assert pulled_without_login(pods) == {
+        "registry.corp.example:5000": "registry.corp.example:5000/app:1",
+        "Registry.Corp.Example": "Registry.Corp.Example/case:1",
+    }
+    assert pulled_without_login(CantRead(ReadFailure.FORBIDDEN, "no")) == {}
+    served = RegistryAnswer(Presence.PRESENT)
+    refused = RegistryAnswer(Presence.LOGIN_NEEDED)
+    answers = {
+        ImageLookup("registry.corp.example:5000/app:1"): refused,
+        ImageLookup("Registry.Corp.Example/case:1"): served,
+    }
+    assert machines_may_log_in(pods, answers) == {
+        "registry.corp.example:5000": MachinePull("registry.corp.example:5000/app:1", refused)
+    }
+    assert machines_may_log_in(pods, {})["Registry.Corp.Example"] == MachinePull(
+        "Registry.Corp.Example/case:1"
+    ), "not asked: a pull that may have needed the machines' own login"
+    wanted = [ImageLookup("registry.corp.example:5000/new:2", (), "linux/amd64")]
+    assert login_probes(wanted, pods) == [ImageLookup("registry.corp.example:5000/app:1")]
+    assert login_probes([ImageLookup("ghcr.io/new:2")], pods) == []
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,12 @@ import pytest
 
 from tests.support.plain_words import jargon_in
 from truegreen.doctor.checks.image_pull.words import REGISTRY_REMEDIES, REGISTRY_WHY
-from truegreen.doctor.knowledge.image_presence import ImageLookup, Presence, RegistryAnswer
+from truegreen.doctor.knowledge.image_presence import (
+    ImageLookup,
+    OwnLogin,
+    Presence,
+    RegistryAnswer,
+)
 from truegreen.doctor.reads.registry_lookups import RecordedRegistry, RecordingRegistry, answer_of
 from truegreen.refresh.registry import (
     _SERVED_TYPES,
@@ -79,8 +84,9 @@ def test_every_reason_and_remedy_is_plain_and_fills_in() -> None:
         "names": "'regcred'",
         "limit": 64,
         "snapshot": "`truegreen snapshot`",
+        "pulled": "ghcr.io/b:1",
     }
-    unknowns = {p for p in Presence if not p.is_measurement} | {Presence.REFUSED}
+    unknowns = {p for p in Presence if not p.is_measurement} | set(OwnLogin)
     assert set(REGISTRY_WHY) == set(REGISTRY_REMEDIES) == unknowns
     for presence in unknowns:
         for text in (REGISTRY_WHY[presence], REGISTRY_REMEDIES[presence]):

@@ -41,6 +41,8 @@ from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
 from truegreen.cluster.redact import UNPARSABLE
 from truegreen.docker_config import LOGIN_KEYS, EntryError, login_entries
 from truegreen.images import (
+    DOCKER_HUB,
+    ImageReference,
     ImageReferenceError,
     keyring_key,
     keyring_lookup,
@@ -407,28 +409,110 @@ def kubelet_pulled(pods: ListRead, pulled_events: ListRead | None = None) -> fro
     (`spared_pulls`). The image a container status names can be a digest or a normalised
     name, so the container's own spec says which reference was pulled."""
     found: set[str] = set(event_pulled(pulled_events))
-    if not isinstance(pods, Listed):
-        return frozenset(found)
-    for pod in pods.items:
-        spec = o.mapping(pod.get("spec"))
-        images = {
-            str(c.get("name")): c.get("image")
-            for c in [*o.init_containers(spec), *o.containers(spec)]
-        }
-        for status in o.container_statuses(pod):
-            image = images.get(str(status.get("name")))
-            waiting = o.mapping(o.mapping(status.get("state")).get("waiting"))
-            if (
-                not status.get("imageID")
-                or not isinstance(image, str)
-                or waiting.get("reason") in _PULL_FAILING  # a new image the old ID is not
-            ):
-                continue
-            try:
-                found.add(str(parse_image(image)))
-            except ImageReferenceError:
-                continue
+    for pod in pods.items if isinstance(pods, Listed) else ():
+        found.update(str(reference) for reference in _pod_pulled(pod))
     return frozenset(found)
+
+
+def _pod_pulled(pod: Mapping[str, Any]) -> list[ImageReference]:
+    """The images a container of `pod` runs or ran, by its status's imageID (`kubelet_pulled`),
+    as its spec names them."""
+    spec = o.mapping(pod.get("spec"))
+    images = {
+        str(c.get("name")): c.get("image") for c in [*o.init_containers(spec), *o.containers(spec)]
+    }
+    found: list[ImageReference] = []
+    for status in o.container_statuses(pod):
+        image = images.get(str(status.get("name")))
+        waiting = o.mapping(o.mapping(status.get("state")).get("waiting"))
+        if (
+            not status.get("imageID")
+            or not isinstance(image, str)
+            or waiting.get("reason") in _PULL_FAILING  # a new image the old ID is not
+        ):
+            continue
+        try:
+            found.append(parse_image(image))
+        except ImageReferenceError:
+            continue
+    return found
+
+
+class OwnLogin(StrEnum):
+    """Why the machines may log in to a registry by their own means, which doctor can't use:
+    the kubelet pulls with the pod's logins joined to the machine's own keyring (a node's
+    config.json, a kubelet credential provider: pkg/credentialprovider/secrets/secrets.go
+    MakeDockerKeyring), so a registry's refusal of doctor's look-up measures no failure there."""
+
+    CLOUD = "cloud"
+    """A cloud registry whose machines' credential provider logs in (MACHINE_LOGIN_REGISTRIES)."""
+    PULLED = "pulled"
+    """A machine pulled an image from the registry for a pod that names no login
+    (`pulled_without_login`), and the registry, asked without one, did not hand that image out
+    (`machines_may_log_in`)."""
+
+
+class MachinePull(Struct, frozen=True):
+    """An image a machine pulled from a registry for a pod that names no login, and what the
+    registry answered when asked for it without one (None: not asked)."""
+
+    image: str
+    asked: RegistryAnswer | None = None
+
+
+def pulled_without_login(pods: ListRead) -> dict[str, str]:
+    """Per registry (the parsed image's host and port, as the kubelet's keyring matches it:
+    keyring.go URLsMatch), the first image a machine pulled from it (`_pod_pulled`) for a pod of
+    the namespace that names no registry login: the stored pod holds its account's too (the
+    ServiceAccount admission plugin copied them in), and a pod's list never changes, so the
+    kubelet pulled with the machine's own keyring alone (a node's config.json, a credential
+    provider: pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring), or with no login.
+    A pod that names one is not counted, whatever the login holds now: it may have held one
+    for that registry when the pull was made. Not Docker Hub's official images, served to
+    anyone, and not the cloud registries, judged so anyway (`machines_log_in`)."""
+    found: dict[str, str] = {}
+    for pod in pods.items if isinstance(pods, Listed) else ():
+        if o.pull_secret_names(o.mapping(pod.get("spec"))):
+            continue
+        for reference in _pod_pulled(pod):
+            registry = reference.registry
+            official = registry == DOCKER_HUB and reference.repository.startswith("library/")
+            if not official and not machines_log_in(registry):
+                found.setdefault(registry, str(reference))
+    return found
+
+
+def login_probes(wanted: Sequence[ImageLookup], pods: ListRead) -> list[ImageLookup]:
+    """One look-up without a login per registry that `wanted` asks and that a machine pulled
+    from for a pod that names no login (`pulled_without_login`): whether the registry hands that
+    image to anyone says whether the pull needed the machine's own login. Not made where no
+    image of that registry is still to pull: a healthy namespace asks no registry."""
+    asked = {parse_image(lookup.image).registry for lookup in wanted}
+    return [
+        ImageLookup(image)
+        for registry, image in pulled_without_login(pods).items()
+        if registry in asked
+    ]
+
+
+def machines_may_log_in(pods: ListRead, answers: RegistryAnswers) -> dict[str, MachinePull]:
+    """The registries the machines may log in to by their own means (`OwnLogin.PULLED`): a
+    machine pulled an image from it for a pod that names no login, and the registry, asked without
+    one (`login_probes`), did not hand that image out, or could not say. One that did proves
+    nothing: the pull needed no login."""
+    found: dict[str, MachinePull] = {}
+    for registry, image in pulled_without_login(pods).items():
+        asked = answers.get(ImageLookup(image))
+        if asked is None or not asked.presence.is_served:
+            found[registry] = MachinePull(image, asked)
+    return found
+
+
+def own_login(registry: str, pulled: Mapping[str, MachinePull]) -> OwnLogin | None:
+    """Why the machines may log in to `registry` by their own means; None: no sign they do."""
+    if machines_log_in(registry):
+        return OwnLogin.CLOUD
+    return OwnLogin.PULLED if registry in pulled else None
 
 
 def event_pulled(events: ListRead | None) -> frozenset[str]:

@@ -61,6 +61,7 @@ from truegreen.doctor.knowledge.image_presence import (
     ImageRegistry,
     RegistryAnswers,
     kubelet_pulled,
+    login_probes,
     still_to_pull,
     wanted_lookups,
 )
@@ -482,6 +483,10 @@ def _ask_registry(
         machines,
         kubelet_pulled(pods, pulled_events),
     )
+    # Whether a registry the machines pulled from for pods that name no login hands that image
+    # to anyone: if not, the machines may log in there on their own (OwnLogin.PULLED).
+    probes = login_probes(wanted, pods)
+    wanted += [probe for probe in probes if probe not in wanted]
     return schedule.submit(partial(registry.look_up, wanted))
 
 

@@ -30,6 +30,8 @@ from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.image_presence import (
     MAX_LOOKUPS,
     ImageLookup,
+    MachinePull,
+    OwnLogin,
     Presence,
     RegistryAnswer,
     applying_logins,
@@ -37,8 +39,9 @@ from truegreen.doctor.knowledge.image_presence import (
     kubelet_skips,
     login_names,
     machine_platform,
-    machines_log_in,
+    machines_may_log_in,
     offered_words,
+    own_login,
     plain_size,
     pulled_images,
     registries_with_credentials,
@@ -317,8 +320,8 @@ class _Presence(Struct):
     answered: set[tuple[str, str]] = field(default_factory=set)
     """The (owner, image) pairs a registry answer (or a snapshot's lack of one) speaks for."""
     wants_login: set[tuple[str, str]] = field(default_factory=set)
-    """The pairs whose registry wanted a login the pods do not send, and whose machines hold
-    none of their own (`machines_log_in`)."""
+    """The pairs whose registry wanted a login the pods do not send, and whose machines show
+    no sign of one of their own (`own_login`)."""
 
 
 class _Statement(Struct):
@@ -332,6 +335,8 @@ class _Statement(Struct):
     """The machines' `os/arch` the image was asked for (the judged job's), else None."""
     owners: list[PodTemplate] = field(default_factory=list)
     logins: list[str] = field(default_factory=list)
+    pulled: MachinePull | None = None
+    """OwnLogin.PULLED: the image a machine pulled from the registry for a pod naming no login."""
 
 
 _NOT_CAPTURED = RegistryAnswer(Presence.NOT_CAPTURED, "the snapshot holds no answer for it")
@@ -347,7 +352,8 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
     if answers is None:
         return found
     judged = env.judged_job()
-    statements: dict[tuple[str, str, Presence | None], _Statement] = {}
+    statements: dict[tuple[str, str, Presence | OwnLogin | None], _Statement] = {}
+    pulled_here = machines_may_log_in(env.pods, answers)
     for template in env.templates():
         logins, lookups = template_lookups_of(
             template, env.service_accounts, env.secrets, judged.ref if judged else None, env.nodes
@@ -369,9 +375,10 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
                 # Said in the details, never a failure.
                 answer = replace(answer, presence=Presence.PRESENT)
             registry = parse_image(lookup.image).registry
+            own = own_login(registry, pulled_here)
             pair = (template.ref, lookup.image)
             found.answered.add(pair)
-            if answer.presence is Presence.LOGIN_NEEDED and not machines_log_in(registry):
+            if answer.presence is Presence.LOGIN_NEEDED and own is None:
                 found.wants_login.add(pair)
             if answer.presence.is_served:
                 found.served.add(pair)
@@ -383,12 +390,15 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
             # A registry no login of the pods covers is the check's own finding (`_uncovered`),
             # but never an official image's: there the registry's answer is the finding.
             reported = bool(logins.names) and not _is_public_library(lookup.image)
-            outcome = judge(answer, registry, uncovered_reported=reported)
+            outcome = judge(answer, own, uncovered_reported=reported)
             if outcome is None or not logins.complete:
                 continue
             key = (outcome.code, lookup.image, outcome.cause)
+            # Said only where it is the reason: the details name the image the machines pulled.
+            shown = pulled_here.get(registry) if outcome.cause is OwnLogin.PULLED else None
             statement = statements.setdefault(
-                key, _Statement(outcome, lookup.image, registry, answer, lookup.platform)
+                key,
+                _Statement(outcome, lookup.image, registry, answer, lookup.platform, pulled=shown),
             )
             statement.owners.append(template)
             statement.logins += [n for n in lookup.logins if n not in statement.logins]
@@ -408,6 +418,26 @@ def _present_line(lookup: ImageLookup, answer: RegistryAnswer, owner: str) -> st
     return line
 
 
+def _pulled_details(registry: str, pulled: MachinePull) -> list[str]:
+    """What says the machines may log in to `registry` on their own: the image a machine pulled
+    from it for a pod that names no login, and the registry's answer for that image
+    without one (a refusal: the pull needed a login the pods do not send)."""
+    asked = pulled.asked
+    if asked is None:
+        answer = f"{registry} was not asked for it without a login"
+    elif asked.presence.is_measurement:
+        answer = f"asked without a login, {registry} does not hand it out: "
+        answer += asked.reason or asked.presence
+    else:
+        answer = f"whether {registry} hands it out without a login is not known: "
+        answer += asked.reason or asked.presence
+    return [
+        f"{pulled.image} was pulled by a machine for a pod here that names no imagePullSecrets "
+        "(its container status carries the kubelet's imageID)",
+        f"{pulled.image}: {answer}",
+    ]
+
+
 def _owners(templates: list[PodTemplate]) -> str:
     """`the training job 'a'`, `the workload 'b' and the training job 'a'`."""
     words = list(dict.fromkeys(t.owner for t in templates))
@@ -421,6 +451,8 @@ def _finding(env: Environment, statement: _Statement) -> Finding:
     details = [statement.answer.reason] if statement.answer.reason else []
     if statement.logins:
         details.append(f"asked with the imagePullSecrets {', '.join(statement.logins)}")
+    if statement.pulled is not None:
+        details += _pulled_details(registry, statement.pulled)
     objects = [
         *(f"Secret/{n}" for n in statement.logins),
         *dict.fromkeys(t.ref for t in statement.owners),
@@ -432,6 +464,7 @@ def _finding(env: Environment, statement: _Statement) -> Finding:
             "image": image,
             "names": names,
             "limit": MAX_LOOKUPS,
+            "pulled": statement.pulled.image if statement.pulled else "",
             "snapshot": truegreen_command("snapshot", *env.settings.kubectl.flags()),
         }
         why = REGISTRY_WHY[outcome.cause].format(**values)

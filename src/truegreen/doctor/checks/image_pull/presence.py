@@ -12,7 +12,7 @@ from truegreen.doctor.checks.image_pull.words import (
     REPOSITORY_NOT_ALLOWED,
 )
 from truegreen.doctor.findings import Basis, Status
-from truegreen.doctor.knowledge.image_presence import Presence, RegistryAnswer, machines_log_in
+from truegreen.doctor.knowledge.image_presence import OwnLogin, Presence, RegistryAnswer
 
 
 class Outcome(Struct, frozen=True):
@@ -21,14 +21,19 @@ class Outcome(Struct, frozen=True):
     code: str
     status: Status
     basis: Basis
-    cause: Presence | None = None
-    """For an unknown: why the registry could not say (the key of its words)."""
+    cause: Presence | OwnLogin | None = None
+    """For an unknown: why the registry could not say, or why its refusal measures nothing
+    (the key of its words)."""
 
 
-def judge(answer: RegistryAnswer, registry: str, *, uncovered_reported: bool) -> Outcome | None:
-    """What an answer about an image means, for a pod whose every login doctor saw. None:
-    nothing to report (present; or refused without a login where `uncovered_reported`: the
-    check reports the registry no login of the pod covers on its own)."""
+def judge(
+    answer: RegistryAnswer, own_login: OwnLogin | None, *, uncovered_reported: bool
+) -> Outcome | None:
+    """What an answer about an image means, for a pod whose every login doctor saw, on a
+    registry whose machines may log in by their own means for `own_login` (None: no sign they
+    do). None: nothing to report (present; or refused without a login where
+    `uncovered_reported`: the check reports the registry no login of the pod covers on its
+    own)."""
     presence = answer.presence
     if presence is Presence.PRESENT:
         return None
@@ -39,9 +44,10 @@ def judge(answer: RegistryAnswer, registry: str, *, uncovered_reported: bool) ->
         # as PRESENT): containerd stops the pull with `no match for platform in manifest`.
         return Outcome(NO_BUILD_FOR_PLATFORM, Status.FAIL, Basis.MEASURED)
     refusals = (Presence.REFUSED, Presence.NOT_ALLOWED, Presence.LOGIN_NEEDED)
-    if presence in refusals and machines_log_in(registry):
-        # The machine's own login (a credential provider) may be the one that works.
-        return Outcome(IMAGE_UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, Presence.REFUSED)
+    if presence in refusals and own_login is not None:
+        # The machine's own login (a credential provider, a node's config.json) may be the one
+        # that works: the kubelet joins it to the pod's (secrets.go MakeDockerKeyring).
+        return Outcome(IMAGE_UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, own_login)
     if presence is Presence.REFUSED:
         return Outcome(LOGIN_REFUSED, Status.FAIL, Basis.MEASURED)
     if presence is Presence.NOT_ALLOWED:

@@ -5,7 +5,7 @@ from typing import Final
 
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.findings import CheckId
-from truegreen.doctor.knowledge.image_presence import Presence
+from truegreen.doctor.knowledge.image_presence import OwnLogin, Presence
 from truegreen.plain_words import Wording
 
 OK: Final = "image-pull.ok"
@@ -106,7 +106,7 @@ WORDS: Final[dict[str, Wording]] = {
 """Every headline and remedy of the check, by code."""
 
 _SKIP_LOOK_UP = "--no-registry skips this look-up"
-REGISTRY_WHY: Final[dict[Presence, str]] = {
+REGISTRY_WHY: Final[dict[Presence | OwnLogin, str]] = {
     Presence.UNREACHABLE: "couldn't connect to {registry}",
     Presence.TIMEOUT: "{registry} did not answer in time",
     Presence.SERVER_ERROR: "{registry} answered with an error",
@@ -123,12 +123,15 @@ REGISTRY_WHY: Final[dict[Presence, str]] = {
     Presence.NOT_ASKED: "doctor asks about at most {limit} images a run",
     Presence.OUT_OF_TIME: "doctor's time for asking registries ran out in this run",
     Presence.NOT_CAPTURED: "the snapshot doesn't include the registry's answer about it",
-    Presence.REFUSED: "the machines log in to {registry} on their own, and doctor can't use "
+    OwnLogin.CLOUD: "the machines log in to {registry} on their own, and doctor can't use "
     "that login",
+    OwnLogin.PULLED: "the machines may log in to {registry} on their own (they downloaded "
+    "{pulled} from it for a program that sends no registry login), and doctor can't use that "
+    "login",
 }
 """Why the registry could not say whether an image is there, in plain words (a refusal is
-a reason only at a registry whose machines log in on their own)."""
-REGISTRY_REMEDIES: Final[dict[Presence, str]] = {
+a reason only at a registry whose machines may log in on their own)."""
+REGISTRY_REMEDIES: Final[dict[Presence | OwnLogin, str]] = {
     Presence.UNREACHABLE: "Check that this computer reaches {registry} as the machines do, "
     f"then run again; {_SKIP_LOOK_UP}.",
     Presence.TIMEOUT: "Run again, or allow each answer more time with --request-timeout 30; "
@@ -155,7 +158,9 @@ REGISTRY_REMEDIES: Final[dict[Presence, str]] = {
     Presence.OUT_OF_TIME: "Run again for fewer namespaces, or allow each answer more time with "
     f"--request-timeout 30; {_SKIP_LOOK_UP}.",
     Presence.NOT_CAPTURED: "Take a new snapshot with {snapshot} and check that one.",
-    Presence.REFUSED: f"Nothing to do if the image downloads on the machines; {_SKIP_LOOK_UP}.",
+    OwnLogin.CLOUD: f"Nothing to do if the image downloads on the machines; {_SKIP_LOOK_UP}.",
+    OwnLogin.PULLED: "Nothing to do if the image downloads on the machines; if it doesn't, "
+    f"give the programs that use it a registry login for {{registry}}; {_SKIP_LOOK_UP}.",
 }
 """What to do when the registry could not say, per reason."""
 
