@@ -6,17 +6,47 @@ the collector's ~50 passes over them cost ~11 ms of doctor's ~110 ms start-up. E
 turns it back on once its modules are in (`truegreen.cli.output.loaded`).
 """
 
+import contextlib
 import gc
 import os
 from typing import Any
 
 
 def main() -> Any:
-    """`truegreen` and `kubectl-truegreen`: truegreen.cli's command line."""
+    """`truegreen` and `kubectl-truegreen`: truegreen.cli's command line. A run that Ctrl-C or
+    SIGTERM stopped ends by that signal, once it has said so."""
     gc.disable()
     from truegreen.cli import main as command_line
 
-    return command_line()
+    try:
+        return command_line()
+    except SystemExit as done:
+        _end_by_signal(done.code)
+        raise
+
+
+def _end_by_signal(code: object) -> None:
+    """A run that ends with 130 or 143 (stopped by Ctrl-C or SIGTERM, said on stderr and in
+    the failure document) ends by the signal itself, with its default action, as kubectl does:
+    a shell that waits for a child the signal ended stops its script or loop too (bash's
+    wait-and-cooperative-exit), while an ordinary exit with 130 tells it the child handled the
+    signal, so the loop goes on. The status the shell reads is 128 + the signal's number either
+    way. Where the default action does nothing (the first process of a container's process
+    namespace ignores a signal it has no handler for), the run exits with the code."""
+    import signal
+
+    signals = {130: signal.SIGINT, 143: signal.SIGTERM}
+    if os.name != "posix" or not isinstance(code, int) or code not in signals:
+        return
+    stopping = signals[code]
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        # A closed or lost stream: nothing more can be said on it.
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    signal.signal(stopping, signal.SIG_DFL)
+    os.kill(os.getpid(), stopping)
 
 
 def kubectl_completion() -> Any:

@@ -111,13 +111,47 @@ def test_an_interrupted_command_ends_as_the_signal_does_with_its_document(
         running.send_signal(how)
         out, err = running.communicate(timeout=60)
     line = f"stopped by {by} before the run had a result. run it again to get one"
-    assert (running.returncode, err) == (code, f"\ntruegreen: {line}\n")
+    # Ended by the signal itself, its default action (Popen's negative number), once it had
+    # said so: a shell reads 128 + its number, `code`.
+    assert (running.returncode, err) == (-how, f"\ntruegreen: {line}\n")
+    assert 128 + how == code
     if output == "text":
         assert out == ""
         return
     document = json.loads(out)
     jsonschema.validate(document, json.loads(SCHEMA.read_text()))
     assert (document["exit_code"], document["headline"]["code"]) == (code, "interrupted")
+
+
+def test_ctrl_c_stops_the_shell_loop_that_runs_truegreen_as_it_stops_one_running_kubectl() -> None:
+    """Ctrl-C reaches the terminal's whole foreground group: the shell and truegreen. bash
+    goes on with its loop after a child that exited (it handled the signal, whatever its code)
+    and stops only for a child the signal ended (bash jobs.c, wait-and-cooperative-exit). So a
+    loop over truegreen stops at the first Ctrl-C, and `$?` said 130 to whoever looked."""
+    bash = shutil.which("bash")
+    assert bash is not None, "bash is required"
+    loop = (
+        f'for i in 1 2; do "{BIN / "truegreen"}" lint -; echo "after $i: $?"; done; echo finished'
+    )
+    with subprocess.Popen(
+        with_default_ctrl_c([bash, "--norc", "--noprofile", "-c", loop]),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group, as a terminal's foreground job is
+    ) as running:
+        children = Path(f"/proc/{running.pid}/task/{running.pid}/children")
+        wait_for("the loop to start truegreen", lambda: children.read_text().split() != [])
+        child = children.read_text().split()[0]
+        wchan = Path(f"/proc/{child}/wchan")
+        wait_for("truegreen to read stdin", lambda: "pipe_read" in wchan.read_text())
+        os.killpg(running.pid, signal.SIGINT)  # the terminal's Ctrl-C
+        out, err = running.communicate(timeout=60)  # stdin closed: a second run would end
+    assert (running.returncode, out) == (-signal.SIGINT, ""), err
+    assert err.endswith(
+        "truegreen: stopped by Ctrl-C before the run had a result. run it again to get one\n"
+    )
 
 
 def test_runs_as_kubectl_plugin() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.support.fake_apiserver import FakeApiServer
 from tests.support.hostile import HostileServer, silent
-from tests.support.monitoring import wait_for, with_default_ctrl_c
+from tests.support.monitoring import signal_ended, wait_for, with_default_ctrl_c
 from tests.support.refresh_kit import container, deployment
 
 REQUEST_TIMEOUT = 60
@@ -48,7 +48,7 @@ def test_sigterm_during_registry_look_ups_ends_the_process_without_waiting_for_t
             finally:
                 if running.poll() is None:
                     running.kill()
-    assert running.returncode == 143, err
+    assert running.returncode == signal_ended(143), err
     document = json.loads(out)
     assert (document["exit_code"], document["headline"]["code"]) == (143, "interrupted")
     assert [(w["name"], w["outcome"], w["writes"]) for w in document["workloads"]] == [

@@ -17,6 +17,7 @@ import pytest
 from tests.scenario.conftest import Doctor
 from tests.support.fake_apiserver import Fault
 from tests.support.fake_kubelet import FakeKubelet, exec_not_found
+from tests.support.monitoring import signal_ended
 from tests.support.real_parts import required
 from tests.support.scenarios import NAMESPACE, healthy, training_job
 
@@ -197,13 +198,13 @@ def _interrupted(doctor: Doctor, stop: signal.Signals) -> tuple[int, bytes, byte
 
 def test_sigterm_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
     code, _, err = _interrupted(doctor, signal.SIGTERM)
-    assert code == 143, err
+    assert code == signal_ended(143), err
     assert _pods_left(doctor) == []
 
 
 def test_ctrl_c_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
     code, out, err = _interrupted(doctor, signal.SIGINT)
-    assert code == 130, err
+    assert code == signal_ended(130), err
     assert _pods_left(doctor) == []
     assert b"Traceback" not in err
     assert json.loads(out)["exit_code"] == 130, "-o json promises a document, interrupted too"

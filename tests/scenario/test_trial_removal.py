@@ -20,6 +20,7 @@ import pytest
 from tests.scenario.conftest import Doctor
 from tests.support.fake_apiserver import Fault
 from tests.support.fake_kubelet import FakeKubelet
+from tests.support.monitoring import signal_ended
 from tests.support.scenarios import NAMESPACE, healthy, training_job
 
 Obj = dict[str, Any]
@@ -114,7 +115,7 @@ def test_ctrl_c_while_the_create_is_stored_late_still_removes_the_pod(doctor: Do
         time.sleep(0.5)
         run.send_signal(signal.SIGINT)
         _, err = run.communicate(timeout=60)
-    assert run.returncode == 130, err
+    assert run.returncode == signal_ended(130), err
     _until(lambda: _stored_late(doctor))
     assert _pods_left(doctor) == [], "the pod the server stored after Ctrl-C is gone too"
     assert err.decode().endswith(
@@ -144,7 +145,7 @@ def test_an_interrupted_trial_whose_delete_fails_names_what_it_left(
     [left] = _pods_left(doctor)
     label = f"truegreen.io/trial-run={left.rsplit('-', 2)[-2]}"
     document = json.loads(out)
-    assert (run.returncode, document["exit_code"]) == (code, code), err
+    assert (run.returncode, document["exit_code"]) == (signal_ended(code), code), err
     assert document["headline"]["code"] == "interrupted"
     assert document["headline"]["text"].endswith(
         f"; the trial left 1 of its programs behind ({left})"
@@ -168,7 +169,7 @@ def test_a_second_ctrl_c_while_the_pods_are_deleted_still_deletes_each(doctor: D
         time.sleep(0.5)
         run.send_signal(signal.SIGINT)
         _, err = run.communicate(timeout=60)
-    assert run.returncode == 130, err
+    assert run.returncode == signal_ended(130), err
     assert len(doctor.server.requests("DELETE", TRIAL_POD)) == 2, "each pod got its delete"
     assert _pods_left(doctor) == []
 
@@ -189,7 +190,7 @@ def test_a_second_ctrl_c_while_a_late_create_is_looked_for_names_the_pod(doctor:
         time.sleep(0.5)
         run.send_signal(signal.SIGINT)
         _, err = run.communicate(timeout=60)
-    assert run.returncode == 130, err
+    assert run.returncode == signal_ended(130), err
     said = re.search(
         r"the trial left 1 of its programs behind \((truegreen-trial-train-llm-[0-9a-f]{8}-0)\)\. "
         r"delete them with `kubectl .*delete pod -l truegreen\.io/trial-run=([0-9a-f]{8})`",

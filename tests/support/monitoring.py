@@ -45,6 +45,14 @@ def with_default_ctrl_c(argv: list[str]) -> list[str]:
     return [sys.executable, "-c", _DEFAULT_CTRL_C, *argv]
 
 
+def signal_ended(code: int) -> int:
+    """Popen's returncode for a run that ended by the signal a shell reads as `code` (128 + the
+    signal's number: 130 Ctrl-C, 143 SIGTERM): that signal's number, negated. truegreen ends a
+    run a signal stopped by the signal itself (truegreen/start.py), as kubectl does."""
+    assert code > 128, f"{code} is no status a signal gives"
+    return -(code - 128)
+
+
 def free_port() -> int:
     """A port nothing listens on now, on loopback."""
     with socket.socket() as sock:
