@@ -33,7 +33,9 @@ a network that keeps the workers from rank 0; `unschedulable` stands in for a sc
 finds no machine with room (its Event and condition, nothing run); `pull_failure` for a registry
 that refuses the image (the kubelet's Events and waiting reasons for it); `coscheduling` for
 scheduler-plugins' coscheduling in the scheduler of that name (`_short_of_siblings`);
-`init_writers` runs the pod's regular init containers first (`_run_init_containers`). A pod
+`init_writers` runs the pod's regular init containers first (`_run_init_containers`);
+`retried` for a step of the start that fails once and goes through when the kubelet retries it
+(`RETRIED`). A pod
 with scheduling gates is never started, as the scheduler never takes one. `stop` leaves a pod
 where the trial's time finds it: `scheduling` (no scheduler ever takes it: Pending, no
 condition, no machine),
@@ -59,6 +61,30 @@ if TYPE_CHECKING:
 TRIAL_LABEL = "truegreen.io/trial"
 NODE = "gpu-node-1"
 Stop = Literal["scheduling", "creating", "running", "deleted"]
+Retried = Literal["pull", "mount", "sandbox"]
+RETRIED_WORDS: dict[Retried, str] = {
+    "pull": (
+        "failed to pull and unpack image: failed to copy: httpReadSeeker: failed open: "
+        "unexpected status code https://registry.example.com/v2/trainer/blobs/sha256:ab12: "
+        "429 Too Many Requests - Server message: toomanyrequests: retry later"
+    ),
+    "mount": (
+        'MountVolume.MountDevice failed for volume "pvc-6d0a" : rpc error: code = Aborted '
+        "desc = an operation with the given Volume ID vol-0abc already exists"
+    ),
+    "sandbox": (
+        "Failed to create pod sandbox: rpc error: code = DeadlineExceeded desc = context "
+        "deadline exceeded"
+    ),
+}
+"""The words of a step that fails once and goes through on the kubelet's next try: a registry
+that limits downloads (containerd's words for its 429); a CSI driver still busy with the
+volume's attach (`FailedMount`, pkg/volume/util/operationexecutor/operation_generator.go
+`MountVolume.MountDevice failed`); a sandbox the runtime did not make in time
+(`FailedCreatePodSandBox`, pkg/kubelet/kuberuntime/kuberuntime_manager.go SyncPod). The
+kubelet retries each in the pod's next sync: a pull with back-off (pkg/kubelet/images/
+image_manager.go EnsureImageExists), the sandbox (SyncPod returns and is called again), the
+mount (pkg/kubelet/kubelet.go SyncPod waits again in WaitForAttachAndMount)."""
 SHELL_TOOLS = ("sh", "df", "dd", "find", "awk", "head", "tr", "cut", "sed", "grep")
 """What a shell image offers: POSIX sh and the tools probe.sh uses."""
 
@@ -122,6 +148,7 @@ class FakeKubelet:
         init_pull: str = "0.412s",
         coscheduling: str | None = None,
         init_writers: Collection[str] | None = None,
+        retried: Retried | None = None,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -171,6 +198,8 @@ class FakeKubelet:
         self.init_writers = None if init_writers is None else frozenset(init_writers)
         """None: the pod's regular init containers are not run. Else they are, first
         (`_run_init_containers`), and those named write to every claim they mount."""
+        self.retried = retried
+        """A step of each pod's start that fails once, then goes through (`RETRIED_WORDS`)."""
         self._init_done: dict[str, list[dict[str, Any]]] = {}
         """The statuses of each pod's regular init containers once they have all completed."""
         self.threads: list[threading.Thread] = []
@@ -601,6 +630,13 @@ class FakeKubelet:
             f"Successfully assigned {meta['namespace']}/{meta['name']} to {NODE}",
             "Normal",
         )
+        if self.retried in ("mount", "sandbox"):
+            # Both come before any container starts (kubelet.go SyncPod waits for the volumes
+            # and kuberuntime_manager.go SyncPod makes the sandbox before startContainer), and
+            # both are on the pod, not on a container; the next sync goes through.
+            reason = "FailedMount" if self.retried == "mount" else "FailedCreatePodSandBox"
+            self._event(pod, reason, RETRIED_WORDS[self.retried], "Warning")
+            self._creating(pod, name)
         if self.init_writers is not None and not self._run_init_containers(pod):
             return
         if self.stop == "creating":
@@ -610,6 +646,11 @@ class FakeKubelet:
             return
         self._init_containers(pod)
         self._event(pod, "Pulling", f'Pulling image "{image}"', "Normal")
+        if self.retried == "pull":
+            # The kubelet's whole sequence for a refused pull, then, on the sync after the
+            # back-off, the pull again, which goes through (below).
+            self._pull_failed(pod, name, image, RETRIED_WORDS["pull"])
+            self._event(pod, "Pulling", f'Pulling image "{image}"', "Normal")
         if self.pull_failure is not None:
             self._pull_failed(pod, name, image, self.pull_failure)
             return

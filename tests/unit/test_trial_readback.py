@@ -284,6 +284,53 @@ def test_a_container_that_could_not_start_keeps_the_kubelet_s_words() -> None:
     ]
 
 
+def test_a_step_the_kubelet_got_past_on_a_later_try_is_a_note_not_a_failure() -> None:
+    """The kubelet retries a refused pull, a mount and a sandbox in the pod's next sync
+    (image_manager.go EnsureImageExists; kubelet.go SyncPod; kuberuntime_manager.go SyncPod),
+    and its Warnings stay. What it did at last is the measurement: the image that came clears
+    its refused pull, a container that started clears the mount and the sandbox; a step never
+    got past stays a failure, and a crash after a start is never a step got past."""
+    refused = f'Failed to pull image "{IMAGE}": 429 Too Many Requests'
+    mount = 'MountVolume.MountDevice failed for volume "pvc-6d0a" : rpc error: code = Aborted'
+    config = 'Error: configmap "train-config" not found'
+    failed_pull = [
+        _on("trainer", "Pulling", f'Pulling image "{IMAGE}"'),
+        _on("trainer", "Failed", refused, "Warning"),
+        _on("trainer", "Failed", "Error: ErrImagePull", "Warning"),
+        _on("trainer", "BackOff", f'Back-off pulling image "{IMAGE}"'),
+        _on("trainer", "Failed", "Error: ImagePullBackOff", "Warning"),
+    ]
+    came = _on("trainer", "Pulled", _came(IMAGE, "1.31s"))
+    # The image came, then the container could not be made: the failure is that, once.
+    stuck = ContainerState(POD, "trainer", waiting="CreateContainerConfigError", message=config)
+    events = kubelet_events([*failed_pull, came, _on("trainer", "Failed", config, "Warning")])
+    found = _findings(events=tuple(events), states=(stuck,), image=IMAGE)
+    assert [(f.outcome, f.level, f.words) for f in found] == [
+        (Outcome.IMAGE_PULLED, Level.OK, _came(IMAGE, "1.31s")),
+        (Outcome.NOT_STARTED, Level.FAIL, config),
+        (Outcome.START_RETRIED, Level.OK, refused),
+    ]
+    # Pulling again when the trial's time ran out: the refused pull was never got past.
+    again = kubelet_events([*failed_pull, _on("trainer", "Pulling", f'Pulling image "{IMAGE}"')])
+    found = _findings(events=tuple(again), ended_by_timeout=True, image=IMAGE)
+    assert [(f.outcome, f.words) for f in found] == [(Outcome.IMAGE_PULL_FAILED, refused)]
+    # The job's init container started after the mount failed once; the trainer never did.
+    started = ContainerState(POD, "prepare", init=True, started_at=1_796_612_164.0)
+    found = _findings(
+        events=(KubeletEvent(POD, "FailedMount", mount, "Warning"),),
+        states=(started, ContainerState(POD, "trainer", waiting="PodInitializing")),
+        ended_by_timeout=True,
+        image=IMAGE,
+    )
+    assert [f.outcome for f in found] == [Outcome.START_RETRIED, Outcome.NO_PROBE_LINE]
+    # A native sidecar that crashed while the probe ran: no step of a start, still a failure.
+    crashed = KubeletEvent(
+        POD, "BackOff", f"Back-off restarting failed container proxy in pod {POD}", "Warning"
+    )
+    found = _findings(_line(), events=(crashed,), image=IMAGE)
+    assert [(f.outcome, f.level) for f in found] == [(Outcome.NOT_STARTED, Level.FAIL)]
+
+
 def test_container_statuses_in_their_api_shape() -> None:
     pod = {
         "metadata": {"name": POD},

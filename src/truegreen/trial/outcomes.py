@@ -27,6 +27,9 @@ class Outcome(StrEnum):
     NOT_PLACED = "not-placed"
     WAITED_FOR_QUEUE = "waited-for-queue"
     HELD_BACK = "held-back"
+    START_RETRIED = "start-retried"
+    """A step of the start failed and went through on the kubelet's next try: a note, kept
+    with its first words, never a failure."""
     NOT_STARTED = "container-not-started"
     CONTAINER_ENDED = "container-ended"
     READ_ONLY_FOR_TRIAL = "read-only-for-trial"

@@ -22,6 +22,11 @@ native sidecars pull their own images first (kuberuntime_manager.go computePodAc
 no main container before them): their download is not the training image's, and one that
 fails keeps the training program from starting.
 
+The kubelet retries each step of a pod's start in the pod's next sync (a refused pull, the
+volumes' mount, the sandbox) and its Warning Events stay: a failure Event of a step it got past
+on a later try (`_cleared`) is a note (`start-retried`), never a failure that contradicts the
+start measured after it.
+
 A container of the job's own that the job lets write to a claim, which the trial mounts
 read-only (truegreen.trial.pods.TRIAL_READ_ONLY), and that ended with an error or was restarted
 after one may have failed only for that: unknown, never a failure of the job, which may write
@@ -484,13 +489,21 @@ def _training_image(pod: TrialPod, event: KubeletEvent) -> bool:
     return not event.init
 
 
-def _event_findings(pod: TrialPod, limits: Thresholds) -> list[TrialFinding]:
+def _event_findings(
+    pod: TrialPod, limits: Thresholds, report: ProbeReport | None
+) -> list[TrialFinding]:
     found: list[TrialFinding] = []
+    retried: dict[str, str] = {}
     pulling = pulled = came = False
     for event in pod.events:
         if event.pod != pod.pod:
             continue
         words = _clip(event.message)
+        if _start_failure(event) and _cleared(pod, event, report):
+            # The first words of each step, once: the kubelet repeats a pull's cause in its
+            # back-off and "Error: ErrImagePull" Events.
+            retried.setdefault(_step(pod, event), words)
+            continue
         pull = event.reason in ("Pulling", "Pulled") or _pull_failed(event)
         if pull and not _training_image(pod, event):
             # Another container's image: its failure is `_their_pull_failed`'s.
@@ -515,10 +528,84 @@ def _event_findings(pod: TrialPod, limits: Thresholds) -> list[TrialFinding]:
             found.append(TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, words))
     if pulling and not pulled and pod.ended_by_timeout:
         found.append(TrialFinding(Outcome.STILL_PULLING, Level.FAIL, pod.pod))
+    found += [TrialFinding(Outcome.START_RETRIED, Level.OK, pod.pod, w) for w in retried.values()]
     return found
 
 
-def _their_pull_failed(pod: TrialPod) -> list[TrialFinding]:
+_BEFORE_ANY_CONTAINER = ("FailedMount", "FailedCreatePodSandBox")
+"""The kubelet's Events for the steps before any container of the pod starts: the volumes'
+mount (pkg/kubelet/kubelet.go SyncPod waits for them, WaitForAttachAndMount; the volume
+manager's `MountVolume.… failed` words, pkg/volume/util/operationexecutor/
+operation_generator.go) and the sandbox (pkg/kubelet/kuberuntime/kuberuntime_manager.go SyncPod,
+`Failed to create pod sandbox: %v`)."""
+
+
+def _start_failure(event: KubeletEvent) -> bool:
+    """Whether an Event says a step of the pod's start failed: a pull, the volumes' mount, the
+    sandbox, a container's create or start ("Error: %v"). Not the kubelet's back-off after a
+    container that started and ended with an error (`Back-off restarting failed container`):
+    that is a crash after a start, never a step the start got past."""
+    return _pull_failed(event) or event.reason in ("Failed", *_BEFORE_ANY_CONTAINER)
+
+
+def _cleared(pod: TrialPod, event: KubeletEvent, report: ProbeReport | None) -> bool:
+    """Whether the kubelet got past the step a failure Event is about, on a later try: it
+    retries each in the pod's next sync (a pull with back-off, pkg/kubelet/images/
+    image_manager.go EnsureImageExists; the mount, kubelet.go SyncPod; the sandbox,
+    kuberuntime_manager.go SyncPod), and its Warning stays among the pod's Events. What it did
+    at last is the measurement: the training program started (every step before it went
+    through), the image the pull was for came, or a container started (the sandbox ran and
+    the volumes were mounted). A failure it never got past stays one."""
+    if _program_started(pod, report):
+        return True
+    if _pull_failed(event):
+        key = _image_key(pod, event)
+        return any(
+            e.pod == pod.pod and e.reason == "Pulled" and _image_key(pod, e) == key
+            for e in pod.events
+        )
+    return event.reason in _BEFORE_ANY_CONTAINER and _a_container_started(pod)
+
+
+def _program_started(pod: TrialPod, report: ProbeReport | None) -> bool:
+    """Whether the trial's program started: its probe line, the kubelet's start time on its
+    container (`startedAt`), or the kubelet's `Started` Event on it (pkg/kubelet/kuberuntime/
+    kuberuntime_container.go startContainer, `Started container %s`). The kubelet starts it
+    only after the sandbox, the volumes, its image and the job's init containers
+    (kuberuntime_manager.go computePodActions)."""
+    return (
+        report is not None
+        or _started(pod) is not None
+        or any(e.pod == pod.pod and e.reason == "Started" and not e.init for e in pod.events)
+    )
+
+
+def _a_container_started(pod: TrialPod) -> bool:
+    """Whether any container of the pod started (one of the job's init containers included):
+    the pod's sandbox ran and its volumes were mounted by then."""
+    return any(s.started_at for s in pod.states) or any(
+        e.pod == pod.pod and e.reason == "Started" for e in pod.events
+    )
+
+
+def _image_key(pod: TrialPod, event: KubeletEvent) -> str:
+    """The image a pull Event is about: the one it names; one naming none (`Error:
+    ErrImagePull`) is the training image's where it is on the trainer (`_training_image`),
+    else its container's."""
+    named = _PULL_IMAGE.match(event.message)
+    if named is not None:
+        return named["image"]
+    if _training_image(pod, event) and pod.image:
+        return pod.image
+    return f"{'init' if event.init else 'container'} {event.container}"
+
+
+def _step(pod: TrialPod, event: KubeletEvent) -> str:
+    """Which step of the start an Event is about: a pull by its image, else its reason."""
+    return f"pull {_image_key(pod, event)}" if _pull_failed(event) else event.reason
+
+
+def _their_pull_failed(pod: TrialPod, report: ProbeReport | None) -> list[TrialFinding]:
     """Another container's image (an init container's, a native sidecar's) that could not be
     downloaded: the kubelet starts the main container only after them (kuberuntime_manager.go
     computePodActions), so the training program could not start. One cause, said once in the
@@ -527,7 +614,10 @@ def _their_pull_failed(pod: TrialPod) -> list[TrialFinding]:
     words = [
         e.message
         for e in pod.events
-        if e.pod == pod.pod and _pull_failed(e) and not _training_image(pod, e)
+        if e.pod == pod.pod
+        and _pull_failed(e)
+        and not _training_image(pod, e)
+        and not _cleared(pod, e, report)
     ]
     words += [
         f"{s.container}: {s.waiting}: {s.message}" if s.message else f"{s.container}: {s.waiting}"
@@ -584,12 +674,14 @@ def _probe_could_not_run(pod: TrialPod) -> str:
     return ""
 
 
-def _said(pod: TrialPod, message: str) -> bool:
-    """Whether an Event of the pod already gave these words: the kubelet's "Error: %v" Event
-    carries the message it leaves on the waiting container (kuberuntime_container.go
-    startContainer returns the same message it records), one cause said twice."""
+def _said(pod: TrialPod, message: str, report: ProbeReport | None) -> bool:
+    """Whether an Event of the pod already gave these words as a failure: the kubelet's "Error:
+    %v" Event carries the message it leaves on the waiting container (kuberuntime_container.go
+    startContainer returns the same message it records), one cause said twice. An Event of a
+    step got past on a later try (`_cleared`) said no failure."""
     return bool(message.strip()) and any(
-        e.pod == pod.pod and message in e.message for e in pod.events
+        e.pod == pod.pod and message in e.message and not _cleared(pod, e, report)
+        for e in pod.events
     )
 
 
@@ -658,7 +750,7 @@ def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFind
             continue  # another container's image: `_their_pull_failed`
         if state.waiting in _PULL_ERRORS:
             found.append(TrialFinding(Outcome.IMAGE_PULL_FAILED, Level.FAIL, pod.pod, words))
-        elif state.waiting in _NOT_STARTED_WAITING and not _said(pod, state.message):
+        elif state.waiting in _NOT_STARTED_WAITING and not _said(pod, state.message, report):
             found.append(TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, words))
         elif state.exit_code == _SIGBUS_EXIT:
             found.append(
@@ -932,14 +1024,14 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
     report = probe_report(pod.log)
     found = _one_pull(
         [
-            *_event_findings(pod, limits),
+            *_event_findings(pod, limits, report),
             *_state_findings(pod, report),
             *_read_only_failures(pod),
         ]
     )
     if not any(f.outcome is Outcome.IMAGE_PULL_FAILED for f in found):
         # An init container of the training image that failed to pull it is that failure.
-        found += _their_pull_failed(pod)
+        found += _their_pull_failed(pod, report)
     if report is not None:
         found += report_findings(pod.pod, report, limits, gpus_at_least=pod.gpus_at_least)
     else:

@@ -224,6 +224,9 @@ _SAID_OK = {
     Outcome.DATA_READ: "the dataset reads at {value} MiB/s",
     Outcome.WORKERS_REACHED: "the workers reach each other",
     Outcome.COLLECTIVE_OK: "one exchange between the workers in {value} ms",
+    Outcome.START_RETRIED: (
+        "a step of its start failed at first and went through when the machine retried it"
+    ),
 }
 
 
@@ -302,8 +305,13 @@ def check(env: Environment) -> list[Finding]:
 
     findings: list[Finding] = []
     went_right: list[str] = []
+    retried: list[str] = []
     for pod, found_here in run_findings(run.pods):
         for found in found_here:
+            if found.outcome is Outcome.START_RETRIED:
+                # A note, never a failure: what the kubelet did at last was measured. Its
+                # first words say what slowed the start (a registry's limit, a slow attach).
+                retried.append(f"{pod.pod}: retried: {found.words}")
             if found.level is Level.OK:
                 said = _SAID_OK[found.outcome]
                 if found.outcome is Outcome.GPUS_SEEN and found.at_least:
@@ -329,7 +337,7 @@ def check(env: Environment) -> list[Finding]:
             f"({', '.join(run.removed_leftovers)})"
         )
     if went_right:
-        findings.insert(0, SAY.ok(what="; ".join(dict.fromkeys(went_right))))
+        findings.insert(0, SAY.ok(what="; ".join(dict.fromkeys(went_right)), details=retried))
     return findings
 
 
