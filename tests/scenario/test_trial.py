@@ -806,9 +806,10 @@ def test_a_network_that_keeps_the_workers_apart_fails_though_rank_0_s_image_came
     """Neither machine has the image: each kubelet pulls it for 12 s (the Pulled event,
     pkg/kubelet/images/image_manager.go), the pod's sandbox and its IP up meanwhile
     (kuberuntime_manager.go SyncPod), and the worker is told an address rank 0 does not listen
-    on (a firewall). Rank 0 still listens when the trial's time runs out, but the worker's
-    refusal came while rank 0's program ran (the kubelet's `startedAt`s): the network's
-    measured failure, never hidden behind rank 0's missing line."""
+    on (a firewall). Rank 0 listens until its run ends, 5 s before the trial's time is up (its
+    TRUEGREEN_PROBE_END_AT, its image having come 12 s late), and reports that no worker came;
+    the worker's refusal came while rank 0's program ran (the kubelet's `startedAt`s): the
+    network's measured failure, seen from both sides."""
     doctor.load(_distributed_job)
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(
@@ -819,9 +820,9 @@ def test_a_network_that_keeps_the_workers_apart_fails_though_rank_0_s_image_came
     assert ("trial.rank0-unreachable", "fail") in codes, "a firewall is a measured failure"
     assert codes == [
         ("trial.ok", "ok"),
-        ("trial.no-probe-line", "unknown"),
+        ("trial.workers-missing", "fail"),
         ("trial.rank0-unreachable", "fail"),
-    ]
+    ], "rank 0's line is read: its run ended before doctor stopped reading"
     assert result.exit_code == 2
     assert _pods_left(doctor) == []
 

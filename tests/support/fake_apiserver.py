@@ -61,6 +61,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from email.utils import formatdate
 from enum import Enum
 from functools import partial
 from http import HTTPStatus
@@ -1978,7 +1979,8 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 return
             record(RequestRecord("GET", path, query, 200))
             head = (
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                f"HTTP/1.1 200 OK\r\nDate: {formatdate(usegmt=True)}\r\n"
+                "Content-Type: application/json\r\n"
                 "Cache-Control: no-cache, private\r\nTransfer-Encoding: chunked\r\n\r\n"
             )
             try:
@@ -2031,6 +2033,8 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 phrase = ""
             lines = [
                 f"HTTP/1.1 {status} {phrase}",
+                # Go's net/http server dates every answer (server.go `appendTime`).
+                f"Date: {formatdate(usegmt=True)}",
                 f"Content-Type: {content_type}",
                 wire.framing,
                 *(f"{key}: {value}" for key, value in headers.items()),

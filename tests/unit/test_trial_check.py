@@ -394,6 +394,39 @@ def test_a_worker_told_to_wait_until_rank_0_came_measured_the_network() -> None:
     )
 
 
+def test_a_wait_ends_no_later_than_its_probe_s_run() -> None:
+    """Rank 0 was told to listen 290 s, but its run had to end 20 s after its start (the
+    trial's end on the API server's clock, TRUEGREEN_PROBE_END_AT: its image came late), and
+    the probe stops every wait at its run's end. A worker that started 30 s after rank 0 found
+    nobody listening: no measurement of the network, never `rank0-unreachable`."""
+    rank0_start = 1_796_612_134.0
+    rank0 = TrialPod(
+        pod=POD,
+        log=_line(world=2, tcp={"status": "incomplete", "role": "rank0", "expected": 1}),
+        states=(ContainerState(POD, "trainer", started_at=rank0_start),),
+        wait_seconds=290,
+        run_seconds=295,
+        end_at=int(rank0_start) + 20,
+    )
+    worker = TrialPod(
+        pod=POD.replace("-0", "-1"),
+        log=_line(world=2, rank=1, tcp={"status": "unreachable", "error": "refused"}),
+        states=(ContainerState(POD, "trainer", started_at=rank0_start + 30),),
+        wait_seconds=10,
+    )
+    [apart] = _findings(TrialRun(pods=(rank0, worker)))
+    assert apart.code == "trial.not-together"
+    assert apart.details == (
+        f"{POD}: {POD} started at 02:55:34 and waited until 02:55:54; {worker.pod} started at "
+        "02:56:04 and waited 10 s",
+    )
+    told_longer = replace(rank0, end_at=int(rank0_start) + 60)
+    assert sorted(_codes(TrialRun(pods=(told_longer, worker)))) == [
+        ("trial.rank0-unreachable", "fail"),
+        ("trial.workers-missing", "fail"),
+    ], "rank 0 was still listening when the worker started"
+
+
 def test_a_worker_never_placed_is_the_finding_not_rank_0_s_wait_for_it() -> None:
     """Rank 0 ran and waited for a worker that no machine took (the job's two machines were
     not free): its `workers-missing` is that wait, not a network that keeps the workers apart."""
@@ -416,12 +449,12 @@ def test_a_slow_dataset_says_how_it_was_slow() -> None:
     """Below the rate, cut by the probe's deadline, or no answer at all: each headline says
     which, never a rate below the bound that was not measured."""
     base = {"status": "ok", "path": "/data", "bytes_read": 3 << 20, "mib_per_s": 75.0}
-    cut = _findings(_pod(_line(data={**base, "stopped_at_deadline": True})))
+    cut = _findings(_pod(_line(data={**base, "mib_per_s": 12.0, "stopped_at_deadline": True})))
     slow = _findings(_pod(_line(data={**base, "mib_per_s": 4.2, "bytes_read": 64 << 20})))
     silent = _findings(_pod(_line(data={"status": "timed-out", "path": "/data"})))
     assert [f.headline for f in (*cut, *slow, *silent)] == [
         "The dataset could not be read fast enough: the probe's deadline came after 3 MiB "
-        "(75 MiB/s).",
+        "(12 MiB/s).",
         "The dataset could not be read fast enough: 4.2 MiB/s, below 50 MiB/s.",
         "The dataset could not be read fast enough: no answer before the probe's deadline.",
     ]

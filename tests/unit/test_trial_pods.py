@@ -111,8 +111,7 @@ def test_the_trial_pod_keeps_the_job_s_placement_and_runs_the_probe() -> None:
         "TRUEGREEN_PROBE_MASTER_ADDR": "127.0.0.1",
         "TRUEGREEN_PROBE_MASTER_PORT": "29500",
         "TRUEGREEN_PROBE_INIT_TIMEOUT_S": "10",
-        "TRUEGREEN_PROBE_TIMEOUT_S": "295",
-    }
+    }, "the run's time is told at its create (truegreen.trial.run `_timed`)"
 
 
 def test_the_dataset_is_mounted_read_only() -> None:

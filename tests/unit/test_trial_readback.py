@@ -664,24 +664,30 @@ def test_a_pod_no_scheduler_placed_in_time_is_not_placed() -> None:
     ], "one that ended in time is no placement finding"
 
 
-def test_a_dataset_read_cut_by_the_probe_s_deadline_is_slow() -> None:
+def test_a_dataset_read_cut_by_the_probe_s_deadline_is_slow_below_the_bound() -> None:
     """probe.py's data part stops at the probe's deadline and says so (`stopped_at_deadline`:
-    fewer bytes read than asked when the deadline came): whatever its rate, the read did not
-    finish in the time the trial had, which docs/trial.md calls data-slow."""
+    fewer bytes read than asked when the deadline came), its rate the bytes read over the whole
+    time it read: below the bound, the read did not finish in the time the trial had, which
+    docs/trial.md calls data-slow. Above it, the read was fast and its time short (a probe that
+    started near the trial's end, its deadline the trial's): that rate is the measurement."""
     cut = {
         "status": "ok",
         "path": "/data",
         "bytes_read": 3 << 20,
         "files": 1,
-        "seconds": 0.04,
-        "mib_per_s": 75.0,
+        "seconds": 0.25,
+        "mib_per_s": 12.0,
         "limit_bytes": 64 << 20,
         "stopped_at_deadline": True,
     }
     assert _findings(_line(data=cut)) == [
-        TrialFinding(Outcome.DATA_SLOW, Level.WARNING, POD, "/data", 75.0, 50.0, 3 << 20)
+        TrialFinding(Outcome.DATA_SLOW, Level.WARNING, POD, "/data", 12.0, 50.0, 3 << 20)
     ]
-    whole = {**cut, "bytes_read": 64 << 20, "stopped_at_deadline": False}
+    fast = {**cut, "seconds": 0.04, "mib_per_s": 75.0}
+    assert _findings(_line(data=fast)) == [
+        TrialFinding(Outcome.DATA_READ, Level.OK, POD, "/data", 75.0, 50.0)
+    ]
+    whole = {**fast, "bytes_read": 64 << 20, "stopped_at_deadline": False}
     assert _findings(_line(data=whole)) == [
         TrialFinding(Outcome.DATA_READ, Level.OK, POD, "/data", 75.0, 50.0)
     ]

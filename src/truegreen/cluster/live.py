@@ -258,6 +258,9 @@ class LiveCluster:
         self._impersonation = acting.headers() if acting is not None else ()
         self._lock = threading.Lock()
         self._requests = 0
+        self._dated: tuple[str, float] | None = None
+        """The `Date` header of the newest answer, and this computer's monotonic clock when it
+        came: the API server's clock (`server_time`)."""
 
     @classmethod
     def connect(
@@ -337,6 +340,27 @@ class LiveCluster:
         """HTTP requests sent so far (each list page and each retry counts)."""
         return self._requests
 
+    def server_time(self) -> float | None:
+        """The API server's clock now, in POSIX seconds: the `Date` header of its newest answer
+        (Go's net/http server writes one on every answer, to the second: net/http/server.go
+        `(*response).WriteHeader` → `appendTime`, RFC 9110 §6.6.1), advanced by this computer's
+        monotonic clock since; never this computer's own clock, which may be off. None before an
+        answer gave one, or where it could not be read."""
+        dated = self._dated
+        if dated is None:
+            return None
+        # Imported here: only a trial asks (startup stays small without it).
+        from email.utils import parsedate_to_datetime
+
+        text, came = dated
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            return None
+        return when.timestamp() + (time.monotonic() - came)
+
     # -- one request -------------------------------------------------------------------------
 
     def _request_deadline(self) -> Deadline:
@@ -406,6 +430,9 @@ class LiveCluster:
                 if fresh is not None:
                     credential = fresh
                     continue
+            date = response.header("date")
+            if date is not None:
+                self._dated = (date, time.monotonic())
             wait = throttle.retry_wait(response.status, response.header("retry-after"))
             if wait is None or not throttle.may_retry(retries, wait, deadline.remaining()):
                 return _without_secret(response, credential)

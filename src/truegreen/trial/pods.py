@@ -70,6 +70,11 @@ WAIT_VARIABLE = PROBE_PREFIX + "INIT_TIMEOUT_S"
 WAIT_UNTIL_VARIABLE = PROBE_PREFIX + "WAIT_UNTIL"
 """A moment (POSIX seconds) until which a worker's probe waits for rank 0 where that is later
 than its own wait (probe.py `wait_seconds`)."""
+RUN_VARIABLE = PROBE_PREFIX + "TIMEOUT_S"
+"""How long the probe's whole run may take, from its own start (probe.py `run_seconds`)."""
+END_AT_VARIABLE = PROBE_PREFIX + "END_AT"
+"""A moment (POSIX seconds) by which the probe's run ends where that is sooner than its own
+time (probe.py `run_seconds`)."""
 HOSTNAME = "kubernetes.io/hostname"
 LOOPBACK = "127.0.0.1"
 """Rank 0's rendezvous address for itself: it hosts the store, and PyTorch's rank 0 connects
@@ -309,8 +314,6 @@ def _probe_env(
         "MASTER_ADDR": master,
         "MASTER_PORT": settings.rendezvous_port,
         "INIT_TIMEOUT_S": settings.listen_seconds if rank == 0 else settings.init_timeout_seconds,
-        # The probe ends before the kubelet's deadline, so its line is always written.
-        "TIMEOUT_S": max(1, settings.deadline_seconds - 5),
     }
     return [{"name": PROBE_PREFIX + k, "value": str(v)} for k, v in values.items() if v != ""]
 
@@ -411,6 +414,21 @@ def with_wait_until(pod: Mapping[str, Any], until: int) -> dict[str, Any]:
     entry = {"name": WAIT_UNTIL_VARIABLE, "value": str(until)}
     spec["containers"] = [
         {**c, "env": [*o.sequence(c.get("env")), entry]}
+        if any(o.mapping(e).get("name") == WAIT_VARIABLE for e in o.sequence(c.get("env")))
+        else c
+        for c in o.containers(spec)
+    ]
+    return {**pod, "spec": spec}
+
+
+def with_deadline(pod: Mapping[str, Any], seconds: int, end_at: int | None) -> dict[str, Any]:
+    """`pod` with its probe told to end its run within `seconds` of its own start and, where
+    given, by `end_at` (POSIX seconds), whichever comes first."""
+    spec = dict(o.mapping(pod.get("spec")))
+    told = [(RUN_VARIABLE, seconds), *([(END_AT_VARIABLE, end_at)] if end_at is not None else [])]
+    entries = [{"name": name, "value": str(value)} for name, value in told]
+    spec["containers"] = [
+        {**c, "env": [*o.sequence(c.get("env")), *entries]}
         if any(o.mapping(e).get("name") == WAIT_VARIABLE for e in o.sequence(c.get("env")))
         else c
         for c in o.containers(spec)

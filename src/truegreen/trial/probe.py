@@ -31,7 +31,9 @@ Inputs, all optional (environment variables):
   TRUEGREEN_PROBE_INIT_TIMEOUT_S  the wait for the other workers, seconds (default 10)
   TRUEGREEN_PROBE_WAIT_UNTIL      a moment, POSIX seconds, until which that wait goes on where
                                   it is later (default: none); the run's deadline still bounds it
-  TRUEGREEN_PROBE_TIMEOUT_S       the whole run's deadline, seconds (default 60, at most 600)
+  TRUEGREEN_PROBE_TIMEOUT_S       the whole run's deadline, seconds (default 60, at most 3600)
+  TRUEGREEN_PROBE_END_AT          a moment, POSIX seconds, by which the run ends where that is
+                                  sooner (default: none); the run still has at least 1 s
   TRUEGREEN_PROBE_SKIP            parts not to run, comma-separated: gpu,shm,data,tcp,collective
 """
 
@@ -55,6 +57,8 @@ from typing import Any
 SCHEMA = 1
 MAX_LINE_BYTES = 16384
 """The whole line is at most this long: a pod log is read back whole."""
+MIN_RUN_S = 1.0
+"""The least time a run has, even where the moment it was told to end by has passed."""
 MAX_TEXT = 600
 """An error text keeps its first and last characters up to this length: a library's last
 line (NCCL's `Last error:` line, CUDA's reason) is what names the cause."""
@@ -119,8 +123,9 @@ class Settings:
         self.bind = os.environ.get("TRUEGREEN_PROBE_BIND") or "0.0.0.0"
         self.tcp_mib = _int_setting("TRUEGREEN_PROBE_TCP_MIB", 16, 0, 256)
         self.init_timeout_s = _int_setting("TRUEGREEN_PROBE_INIT_TIMEOUT_S", 10, 1, 300)
-        self.timeout_s = _int_setting("TRUEGREEN_PROBE_TIMEOUT_S", 60, 1, 600)
+        self.timeout_s = _int_setting("TRUEGREEN_PROBE_TIMEOUT_S", 60, 1, 3600)
         self.wait_until = _int_setting("TRUEGREEN_PROBE_WAIT_UNTIL", 0, 0, 1 << 40)
+        self.end_at = _int_setting("TRUEGREEN_PROBE_END_AT", 0, 0, 1 << 40)
         self.skip = {
             p.strip() for p in os.environ.get("TRUEGREEN_PROBE_SKIP", "").split(",") if p.strip()
         }
@@ -409,6 +414,15 @@ def _drain(connection: socket.socket, size: int) -> int:
     return size - left
 
 
+def run_seconds(settings: Settings) -> float:
+    """The run's time from now: its timeout, or until the moment given where that comes
+    sooner (whoever reads the line stops reading then, however long the image took to come
+    before this program started), never less than MIN_RUN_S."""
+    if not settings.end_at:
+        return float(settings.timeout_s)
+    return min(float(settings.timeout_s), max(MIN_RUN_S, settings.end_at - time.time()))
+
+
 def wait_seconds(settings: Settings) -> float:
     """How long to wait for the other workers from now: the wait, or until the moment given
     where that is later (a worker whose machine had the image starts long before a rank 0
@@ -599,7 +613,7 @@ def probe(settings: Settings) -> dict[str, Any]:
     """Every part, run against one deadline; a part still running at the deadline is reported
     as timed out. The GPU part runs beside the others (importing PyTorch takes seconds)."""
     started = time.monotonic()
-    deadline = started + settings.timeout_s
+    deadline = started + run_seconds(settings)
     report: dict[str, Any] = {
         "probe_schema": SCHEMA,
         "runtime": "python",

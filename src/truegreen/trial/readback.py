@@ -47,6 +47,7 @@ and the kernel's ENOSPC (`OSError: [Errno 28] No space left on device`), as a re
 printed them (/work/shared/evidence/gpu-h200-first-seconds.json).
 """
 
+import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -309,6 +310,12 @@ class TrialPod(msgspec.Struct, frozen=True):
     """Until when its probe went on waiting for its peers where that was later than its wait
     (the pod's TRUEGREEN_PROBE_WAIT_UNTIL, POSIX seconds on the API server's clock); None when
     not told."""
+    run_seconds: int | None = None
+    """How long its probe's run could take from its own start (the pod's
+    TRUEGREEN_PROBE_TIMEOUT_S); None when not told."""
+    end_at: int | None = None
+    """The moment its probe's run ended by where that came sooner (the pod's
+    TRUEGREEN_PROBE_END_AT, POSIX seconds on the API server's clock); None when not told."""
     gpus_at_least: bool = False
     """The probe was told the fewest GPUs the job's device claims may give (the pod's
     `truegreen.io/trial-gpus-at-least` annotation): every GPU of a kind on the machine, or one
@@ -858,9 +865,11 @@ def _data_findings(pod: str, data: DataPart, limits: Thresholds) -> list[TrialFi
     if data.status != "ok":
         return []
     rate = data.mib_per_s
-    if data.stopped_at_deadline:
-        # Fewer bytes than asked when the probe's deadline came: whatever the rate, the read
-        # did not finish in the time the trial had.
+    if data.stopped_at_deadline and (rate is None or rate < slow):
+        # Fewer bytes than asked when the probe's deadline came, at a rate below the bound
+        # (the bytes read over the whole time it read): the read did not finish in the time
+        # the trial had. One cut at a rate above it was fast, its time short (a probe that
+        # started near the trial's end): that rate is what was measured.
         return [
             TrialFinding(
                 Outcome.DATA_SLOW, Level.WARNING, pod, data.path, rate, slow, data.bytes_read
@@ -1074,10 +1083,22 @@ def _waited_together(one: TrialPod, other: TrialPod) -> bool:
 
 def _wait_end(pod: TrialPod, start: float | None) -> float | None:
     """When the pod's probe stopped waiting for its peers: its start plus its wait, or the
-    moment it was told to wait until where that is later (probe.py `wait_seconds`)."""
+    moment it was told to wait until where that is later (probe.py `wait_seconds`), but no
+    later than its run's end (`_run_end`), which cuts every wait."""
     if start is None or pod.wait_seconds is None:
         return None
-    return max(start + pod.wait_seconds, float(pod.wait_until or 0))
+    return min(max(start + pod.wait_seconds, float(pod.wait_until or 0)), _run_end(pod, start))
+
+
+def _run_end(pod: TrialPod, start: float) -> float:
+    """When the pod's probe had to end its run: its time from its start, or the moment it was
+    told where that came sooner, at least a second after its start (probe.py `run_seconds`);
+    never, where it was told neither. From the kubelet's start of its container, a little
+    before the program's own: an end no later than the probe's."""
+    ends = [start + pod.run_seconds] if pod.run_seconds is not None else []
+    if pod.end_at is not None:
+        ends.append(max(start + 1.0, float(pod.end_at)))
+    return min(ends, default=math.inf)
 
 
 def _waits_measured(pod: TrialPod, pods: Sequence[TrialPod], world: int) -> bool:
@@ -1101,7 +1122,7 @@ def _apart(pods: Sequence[TrialPod]) -> str:
 
 def _waited(pod: TrialPod, start: float | None) -> str:
     end = _wait_end(pod, start)
-    if end is not None and start is not None and end > start + (pod.wait_seconds or 0):
+    if end is not None and start is not None and end != start + (pod.wait_seconds or 0):
         return f"until {_clock(end)}"
     return f"{pod.wait_seconds} s"
 

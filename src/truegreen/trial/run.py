@@ -37,11 +37,14 @@ from truegreen.cluster import CantRead, Created, CreateResult, GetRead, Got, Kin
 from truegreen.cluster import ReadFailure as Failure
 from truegreen.cluster.logs import Logged, LogRead, read_newest
 from truegreen.trial.pods import (
+    END_AT_VARIABLE,
     GPUS_AT_LEAST,
+    RUN_VARIABLE,
     TRIAL_LABEL,
     TRIAL_RUN_LABEL,
     WAIT_UNTIL_VARIABLE,
     WAIT_VARIABLE,
+    with_deadline,
     with_wait_until,
 )
 from truegreen.trial.readback import (
@@ -67,6 +70,10 @@ _ENDED = ("Succeeded", "Failed")
 REPORT_MARGIN_SECONDS = 10
 """A probe stops waiting for its peers this long before the trial's time is up: room for the
 exchange, the all-reduce and its line to be read back within the trial's time."""
+END_MARGIN_SECONDS = 5
+"""A probe's run ends this long before the trial's time is up: room for the kubelet to report
+its container ended and for its log to be read (a poll is at most POLL_SECONDS apart). Less
+than REPORT_MARGIN_SECONDS: the exchange after the waits fits between the two."""
 WRITE_BOUND_SECONDS = 34.0
 """How long after its create was sent the API server may still store a pod whose answer never
 came: the create handler bounds the write by requestTimeoutUpperBound, 34 s
@@ -119,6 +126,10 @@ class TrialClient(Protocol):
         limit_bytes: int,
     ) -> LogRead:
         """The last lines of one container's log."""
+        ...
+
+    def server_time(self) -> float | None:
+        """The API server's clock now (POSIX seconds), from its answers; None when unknown."""
         ...
 
 
@@ -270,6 +281,8 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         turned_away=_turned_away(pod) if pod is not None else None,
         wait_seconds=_wait_seconds(container),
         wait_until=_env_int(container, WAIT_UNTIL_VARIABLE),
+        run_seconds=_env_int(container, RUN_VARIABLE),
+        end_at=_env_int(container, END_AT_VARIABLE),
         gpus_at_least=pod is not None and _annotations(pod).get(GPUS_AT_LEAST) == "true",
         image=str(container.get("image", "")) if container is not None else "",
     )
@@ -293,6 +306,18 @@ def _env_int(container: Mapping[str, Any] | None, name: str) -> int | None:
             value = str(entry.get("value", ""))
             return int(value) if value.isdigit() else None
     return None
+
+
+def _timed(pod: Mapping[str, Any], left: float, server_now: float | None) -> dict[str, Any]:
+    """`pod` with its probe told to end its run END_MARGIN_SECONDS before the trial's time is
+    up, `left` seconds from its create: within that time from its own start, and, where the API
+    server's clock is known (`server_now`), by that moment on it, which the machines' clocks
+    follow (never this computer's, which may be off). The kubelet starts the probe only once
+    the image has come: counted from its own start alone, a slow download would carry the
+    probe's end, and what it measured, past the moment doctor stops reading."""
+    seconds = max(1, int(left) - END_MARGIN_SECONDS)
+    end_at = None if server_now is None else int(server_now + left) - END_MARGIN_SECONDS
+    return with_deadline(pod, seconds, end_at)
 
 
 def _wait_until(rank0: Mapping[str, Any], left: float) -> int | None:
@@ -548,8 +573,9 @@ def _trial(
 ) -> TrialRun:
     """Create, wait, read back; each create kept in `creates` (a delete of a pod never stored
     answers NotFound)."""
-    first, *others = make_pods("")
+    made, *others = make_pods("")
     left = deadline - time.monotonic()
+    first = _timed(made, left, client.server_time())
     name = creates.sending(first)
     answer = client.create(Kind.POD, first, namespace=namespace, dry_run=False)
     creates.answered(name, answer)
@@ -568,8 +594,9 @@ def _trial(
         # (pkg/controller/job/job_controller.go manageJob); whether they waited for each other
         # at the same time is read from the kubelet's start times (readback.run_findings). A
         # worker that starts first waits for rank 0 until the trial's end draws near.
-        for made in make_pods(master)[1:] if master else ():
-            pod = with_wait_until(made, until) if until is not None else made
+        for worker in make_pods(master)[1:] if master else ():
+            told = with_wait_until(worker, until) if until is not None else worker
+            pod = _timed(told, deadline - time.monotonic(), client.server_time())
             name = creates.sending(pod)
             answer = client.create(Kind.POD, pod, namespace=namespace, dry_run=False)
             creates.answered(name, answer)
