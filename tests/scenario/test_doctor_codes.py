@@ -649,7 +649,8 @@ COVERED_ELSEWHERE = (
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}
     # Every trial code from its read-back: tests/unit/test_trial_check.py (which holds the set
-    # equal to the catalogue's); end to end: tests/scenario/test_trial.py.
+    # equal to the catalogue's and to docs/trial.md's findings table); end to end:
+    # tests/scenario/test_trial*.py.
     | {code for code in WORDING if code.startswith("trial.")}
     | ADMISSION_CODES
     | PULL_LOGIN_CODES

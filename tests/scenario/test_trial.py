@@ -295,6 +295,51 @@ def test_a_shared_memory_smaller_than_the_job_states_fails(doctor: Doctor) -> No
     assert small["headline"].endswith("below the 1024.0 GiB it needs."), small["headline"]
 
 
+def _python_with_shm(folder: Path, size: int) -> str:
+    """An image's `python3` whose /dev/shm is `size` bytes (os.statvfs answers so for it): a
+    container given the runtime's default shared memory."""
+    program = folder / "small_shm.py"
+    program.write_text(
+        "import os, sys\n"
+        "real = os.statvfs\n"
+        "def statvfs(path):\n"
+        "    found = real(path)\n"
+        "    if str(path) != '/dev/shm':\n"
+        "        return found\n"
+        f"    blocks = {size} // 4096\n"
+        "    return os.statvfs_result((4096, 4096, blocks, blocks, blocks, *found[5:]))\n"
+        "os.statvfs = statvfs\n"
+        "code = sys.argv[2]\n"  # python3 -c <probe.py>
+        "sys.argv = ['-c', *sys.argv[3:]]\n"
+        "exec(compile(code, '<string>', 'exec'), {'__name__': '__main__'})\n",
+        encoding="utf-8",
+    )
+    launcher = folder / "python-small-shm"
+    launcher.write_text(f'#!/bin/sh\nexec {sys.executable} {program} "$@"\n', encoding="utf-8")
+    launcher.chmod(0o755)
+    return str(launcher)
+
+
+def test_the_runtime_s_default_shared_memory_is_a_warning_under_its_documented_code(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """The job states no /dev/shm of its own, and the container gets the runtime's 64 MiB:
+    `trial.shm-default-size` (warn), the code docs/trial.md's findings table names."""
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, python=_python_with_shm(tmp_path, 64 << 20))
+    result = doctor.live("--trial", "-o", "json")
+    report = result.json()
+    assert _trial_codes(report) == [("trial.ok", "ok"), ("trial.shm-default-size", "warn")]
+    [small] = [f for f in report["findings"] if f["code"] == "trial.shm-default-size"]
+    assert small["headline"] == (
+        "The shared memory of the training program is only 64 MiB, the default size: a data "
+        "loader with workers fills it."
+    )
+    assert result.exit_code == 0
+    assert _pods_left(doctor) == []
+
+
 def _gpu_ranks(gpus_each: int) -> Any:
     def build(now: datetime) -> list[Obj]:
         job = training_job("train-llm", now, gpus=gpus_each)

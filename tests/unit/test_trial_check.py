@@ -3,6 +3,7 @@
 source's words kept for --verbose. tests/scenario/test_trial.py runs the check end to end."""
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -313,6 +314,32 @@ def test_every_trial_code_comes_from_its_read_back() -> None:
     # Said where no trial ran, since which job to try was not known: no read back to judge
     # (tests/scenario/test_trial.py, a list of training jobs refused).
     assert {code for _, (code, _) in CASES} == trial_codes - {"trial.cant-read"}
+
+
+DOCS = Path(__file__).parents[2] / "docs" / "trial.md"
+
+
+def _documented() -> dict[str, str]:
+    """docs/trial.md's findings table: each code to its row's status cell."""
+    text = DOCS.read_text(encoding="utf-8")
+    table = text[text.index("## The findings") :].split("\n\n")[1]
+    rows = [line.split(" | ") for line in table.splitlines()[2:]]
+    return {
+        code: row[1]
+        for row in rows
+        for code in re.findall(r"`(trial\.[a-z0-9-]+)`", row[0].removeprefix("| "))
+    }
+
+
+def test_every_code_and_its_status_is_a_row_of_the_docs_findings_table() -> None:
+    """The operator looks a code up in docs/trial.md: each the check gives is there, with the
+    status it has (the status cell names it), and the table names no code the check lacks."""
+    documented = _documented()
+    for _, (code, status) in CASES:
+        assert code in documented, f"{code} is not in docs/trial.md's findings table"
+        assert status in documented[code], (code, status, documented[code])
+    trial_codes = {code for code in WORDING if code.startswith("trial.")}
+    assert set(documented) == trial_codes
 
 
 def test_the_source_s_words_are_kept_for_verbose() -> None:

@@ -44,6 +44,8 @@ class Outcome(StrEnum):
     GPU_LIBRARY_FAILED = "gpu-library-failed"
     SHM_ENOUGH = "shm-enough"
     SHM_TOO_SMALL = "shm-too-small"
+    SHM_DEFAULT_SIZE = "shm-default-size"
+    """At the container runtimes' 64 MiB default or less, where the job states no need."""
     SHM_MISSING = "shm-missing"
     SPACE_RAN_OUT = "space-ran-out"
     BUS_ERROR = "bus-error"

@@ -845,7 +845,12 @@ def _shm_findings(pod: str, shm: ShmPart) -> list[TrialFinding]:
     if not shm.need_bytes and shm.size_bytes <= SHM_DEFAULT_BYTES:
         return [
             TrialFinding(
-                Outcome.SHM_TOO_SMALL, Level.WARNING, pod, shm.path, size, float(SHM_DEFAULT_BYTES)
+                Outcome.SHM_DEFAULT_SIZE,
+                Level.WARNING,
+                pod,
+                shm.path,
+                size,
+                float(SHM_DEFAULT_BYTES),
             )
         ]
     return [TrialFinding(Outcome.SHM_ENOUGH, Level.OK, pod, shm.path, size, float(shm.need_bytes))]

@@ -34,8 +34,6 @@ NO_ANSWER: Final = "trial.no-answer"
 NOT_DELETED: Final = "trial.not-deleted"
 NOT_SAVED: Final = "trial.not-saved"
 """A snapshot taken with the trial that holds no readable record of it."""
-SHM_DEFAULT: Final = "trial.shm-default-size"
-"""Shared memory at the container runtime's 64 MiB default, with no need stated by the job."""
 CANT_READ: Final = "trial.cant-read"
 """A list of training jobs not read: which job to try was not known, and no pod was made."""
 NO_JOB: Final = "no training job to try"
@@ -154,7 +152,7 @@ WORDS: Final[dict[str, Wording]] = {
         "Mount a memory-backed volume at /dev/shm in the training job, as large as it needs "
         "and within the job's memory limit (the machine makes it no larger than that).",
     ),
-    SHM_DEFAULT: Wording(
+    f"trial.{Outcome.SHM_DEFAULT_SIZE}": Wording(
         "The shared memory of the training program is only {value}, the default size: a data "
         "loader with workers fills it.",
         "Mount a memory-backed volume at /dev/shm in the training job.",
@@ -268,7 +266,7 @@ def _how_slow(found: "TrialFinding") -> str:
 
 
 def _fields(found: "TrialFinding") -> dict[str, object]:
-    shm = found.outcome in (Outcome.SHM_TOO_SMALL, Outcome.SHM_ENOUGH)
+    shm = found.outcome in (Outcome.SHM_TOO_SMALL, Outcome.SHM_DEFAULT_SIZE, Outcome.SHM_ENOUGH)
     number = _size if shm else _number
     limit = number(found.limit)
     return {
@@ -318,12 +316,11 @@ def check(env: Environment) -> list[Finding]:
                     said = _GPUS_SEEN_OF_AT_LEAST
                 went_right.append(said.format(**_fields(found)))
                 continue
-            default_shm = found.outcome is Outcome.SHM_TOO_SMALL and found.level is Level.WARNING
             findings.append(
                 SAY.finding(
                     _STATUS[found.level],
                     Basis.CANT_CHECK if found.level is Level.UNKNOWN else Basis.MEASURED,
-                    SHM_DEFAULT if default_shm else f"trial.{found.outcome}",
+                    f"trial.{found.outcome}",
                     details=(f"{pod.pod}: {found.words}",) if found.words else (),
                     objects=(f"Pod/{pod.pod}",),
                     **_fields(found),
