@@ -88,6 +88,25 @@ def test_a_slow_image_download_is_a_warning(doctor: Doctor) -> None:
     )
 
 
+def test_a_slow_image_download_on_a_kubelet_before_1_30_is_a_warning(doctor: Doctor) -> None:
+    """Kubelets 1.28 and 1.29 write the Pulled message with the time waiting included and no
+    size (pkg/kubelet/images/image_manager.go EnsureImageExists: `Successfully pulled image %q
+    in %v (%v including waiting)`): the same download, the same warning, its size not said."""
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(
+        doctor.server, pull=("19m41.2s", "19m58.004s"), image_bytes=None
+    )
+    result = doctor.live("--trial", "-o", "json")
+    report = result.json()
+    assert _trial_codes(report) == [("trial.ok", "ok"), ("trial.image-pull-slow", "warn")]
+    [slow] = [f for f in report["findings"] if f["code"] == "trial.image-pull-slow"]
+    assert slow["headline"] == (
+        "The training image took 19 min 58 s to download on a machine without it."
+    )
+    assert result.exit_code == 0
+
+
 def test_a_worker_that_cannot_reach_rank_0_fails(doctor: Doctor) -> None:
     doctor.load(_distributed_job)
     doctor.server.admission.allow_creates = True

@@ -131,7 +131,7 @@ class FakeKubelet:
         volumes: Mapping[str, Path] | None = None,
         *,
         pull: tuple[str, str] = ("1.204s", "1.31s"),
-        image_bytes: int = 2_147_483_648,
+        image_bytes: int | None = 2_147_483_648,
         start_failure: tuple[str, str, str] | None = None,
         extra_env: Mapping[str, str] | None = None,
         pod_ip: str = "127.0.0.1",
@@ -154,6 +154,8 @@ class FakeKubelet:
         self.volumes = dict(volumes or {})
         self.pull = pull
         self.image_bytes = image_bytes
+        """The size the Pulled message gives; None: a kubelet before 1.30, whose message gives
+        none (`Successfully pulled image %q in %v (%v including waiting)`)."""
         self.start_failure = start_failure
         """(event reason, event message, waiting reason)."""
         self.extra_env = dict(extra_env or {})
@@ -669,9 +671,10 @@ class FakeKubelet:
                 return
             pulled = total = f"{seconds}s"
         pulled_message = (
-            f'Successfully pulled image "{image}" in {pulled} ({total} including waiting). '
-            f"Image size: {self.image_bytes} bytes."
+            f'Successfully pulled image "{image}" in {pulled} ({total} including waiting)'
         )
+        if self.image_bytes is not None:
+            pulled_message += f". Image size: {self.image_bytes} bytes."
         if self.start_failure is not None:
             reason, message, waiting = self.start_failure
             if waiting not in ("ErrImagePull", "ImagePullBackOff"):

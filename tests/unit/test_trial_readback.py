@@ -123,7 +123,13 @@ def test_a_quick_pull_and_an_image_already_there_are_fine() -> None:
     )
     found = _only(_pulled(quick), Outcome.IMAGE_PULLED)
     assert (found.level, found.value, found.size_bytes) == (Level.OK, 8.25, 2147483648)
-    older = f'Successfully pulled image "{IMAGE}" in 15.981s'  # before Kubernetes 1.30
+    waited = f'Successfully pulled image "{IMAGE}" in 7.46s (7.5s including waiting)'  # 1.28, 1.29
+    found = _only(_pulled(waited), Outcome.IMAGE_PULLED)
+    assert (found.value, found.size_bytes) == (7.5, None)
+    slow = f'Successfully pulled image "{IMAGE}" in 19m41.2s (19m58.004s including waiting)'
+    found = _only(_pulled(slow), Outcome.IMAGE_PULL_SLOW)
+    assert (found.level, found.value, found.size_bytes) == (Level.WARNING, 1198.004, None)
+    older = f'Successfully pulled image "{IMAGE}" in 15.981s'  # before Kubernetes 1.28
     found = _only(_pulled(older), Outcome.IMAGE_PULLED)
     assert (found.value, found.size_bytes) == (15.981, None)
     present = f'Container image "{IMAGE}" already present on machine'

@@ -5,7 +5,8 @@ Three sources, each in the shape its producer writes:
 - the kubelet's Events for the pod. Reasons from kubernetes pkg/kubelet/events/event.go
   (Pulling, Pulled, Failed, BackOff, FailedMount, FailedCreatePodSandBox); the messages from
   pkg/kubelet/images/image_manager.go: `Pulling image %q`, `Successfully pulled image %q in %v
-  (%v including waiting). Image size: %v bytes.` (before Kubernetes 1.30 only `... in %v`),
+  (%v including waiting). Image size: %v bytes.` (1.28 and 1.29 without the size, before 1.28
+  only `... in %v`),
   `Container image %q already present on machine`, `Failed to pull image %q: %v`,
   `Back-off pulling image %q`; pkg/kubelet/kuberuntime/kuberuntime_manager.go: `Failed to create
   pod sandbox: %v`, `Back-off restarting failed container %s in pod %s`;
@@ -340,8 +341,12 @@ DEFAULT_THRESHOLDS = Thresholds()
 
 _PULLED = LazyPattern(
     r'^Successfully pulled image "(?P<image>[^"]*)" in (?P<pull>\S+)'
-    r"(?: \((?P<total>\S+) including waiting\)\. Image size: (?P<size>\d+) bytes\.)?$"
+    r"(?: \((?P<total>\S+) including waiting\)(?:\. Image size: (?P<size>\d+) bytes\.)?)?$"
 )
+"""The kubelet's Pulled message in each shape it has had (pkg/kubelet/images/image_manager.go
+EnsureImageExists): since 1.30 `Successfully pulled image %q in %v (%v including waiting). Image
+size: %v bytes.`; 1.28 and 1.29 the same without the size; before, `... in %v` alone (the pull,
+waiting not counted)."""
 _PRESENT = LazyPattern(r'^Container image "[^"]*" already present on machine')
 _PULL_IMAGE = LazyPattern(
     r"^(?:Pulling image|Successfully pulled image|Container image|Failed to pull image"

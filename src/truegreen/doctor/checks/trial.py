@@ -85,7 +85,7 @@ WORDS: Final[dict[str, Wording]] = {
         "when it lets such work through.",
     ),
     f"trial.{Outcome.IMAGE_PULL_SLOW}": Wording(
-        "The training image took {seconds} to download ({size}) on a machine without it.",
+        "The training image took {seconds} to download{size} on a machine without it.",
         "Make the image smaller, or keep it on the machines ahead of time.",
     ),
     f"trial.{Outcome.IMAGE_PULL_FAILED}": Wording(
@@ -273,7 +273,8 @@ def _fields(found: "TrialFinding") -> dict[str, object]:
         "value": number(found.value),
         "limit": f"at least {limit}" if found.at_least else limit,
         "seconds": _seconds(found.value),
-        "size": _size(found.size_bytes),
+        # A kubelet before 1.30 gives no size: none is said.
+        "size": "" if found.size_bytes is None else f" ({_size(found.size_bytes)})",
         "path": found.words,
         "how": _how_slow(found),
     }
