@@ -14,7 +14,7 @@ ends the run saying which are left and the command that removes them (truegreen.
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import Listed
+from truegreen.cluster import Kind, Listed
 from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
 from truegreen.doctor.checks.capacity.filters.dynamic_resources import device_rules
 from truegreen.doctor.checks.capacity.filters.framework import Found, JobPodSet
@@ -46,7 +46,25 @@ _PROBE_WAIT_LIMIT_SECONDS = 300
 """The probe's own bound on its wait for the other workers (TRUEGREEN_PROBE_INIT_TIMEOUT_S)."""
 
 
-def _port(spec: object, claimed: tuple[ClaimedGpus, ...]) -> int:
+PYTORCH_JOB_PORT = 23456
+"""training-operator's rendezvous port for a PyTorchJob that names none
+(pkg/apis/kubeflow.org/v1/constants.go `PyTorchJobDefaultPort`, added by its defaulting as the
+`pytorch` container's port `pytorchjob-port`: pytorch_defaults.go `setPytorchDefaultPort`)."""
+_PYTORCH_CONTAINER = "pytorch"
+_PYTORCH_PORT_NAME = "pytorchjob-port"
+
+
+def _port(job: TrainingJob, spec: object, claimed: tuple[ClaimedGpus, ...]) -> int:
+    """The job's rendezvous port, as the job's pods get it: a PyTorchJob with a Master gets
+    `MASTER_PORT` from its controller, the port `pytorchjob-port` of the Master's `pytorch`
+    container (training-operator pkg/controller.v1/pytorch/envvar.go `getPortFromPyTorchJob`),
+    else the operator's default; it is appended after the template's env, and of two entries of
+    one name the last is the one the container sees (pkg/kubelet/kubelet_pods.go
+    makeEnvironmentVariables). Any other job: the trainer's literal `MASTER_PORT`, else
+    PyTorch's own default."""
+    master = next((s for s in job.pod_sets if s.name == "Master"), None)
+    if job.kind is Kind.PYTORCH_JOB and master is not None:
+        return _pytorch_port(master.spec) or PYTORCH_JOB_PORT
     containers = o.containers(o.mapping(spec))
     if not containers:
         return DEFAULT_PORT
@@ -56,6 +74,18 @@ def _port(spec: object, claimed: tuple[ClaimedGpus, ...]) -> int:
         if o.mapping(item).get("name") == "MASTER_PORT" and str(value).isdigit():
             return int(str(value))
     return DEFAULT_PORT
+
+
+def _pytorch_port(spec: object) -> int | None:
+    """The port `pytorchjob-port` of a pod spec's `pytorch` container; None where it has none."""
+    for container in o.containers(o.mapping(spec)):
+        if container.get("name") != _PYTORCH_CONTAINER:
+            continue
+        for port in o.sequence(container.get("ports")):
+            number = o.mapping(port).get("containerPort")
+            if o.mapping(port).get("name") == _PYTORCH_PORT_NAME and isinstance(number, int):
+                return number
+    return None
 
 
 def _shm_need(spec: object, claimed: tuple[ClaimedGpus, ...]) -> int:
@@ -157,7 +187,7 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
     settings = TrialSettings(
         run=new_run_id(),
         deadline_seconds=int(timeout) + _DEADLINE_MARGIN_SECONDS,
-        rendezvous_port=_port(pod.get("spec"), claimed),
+        rendezvous_port=_port(job, pod.get("spec"), claimed),
         shm_need_mib=_shm_need(pod.get("spec"), claimed),
         claimed_gpus=claimed,
         listen_seconds=_listen_seconds(timeout),
