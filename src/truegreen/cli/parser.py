@@ -238,8 +238,9 @@ def trial_options(parser: argparse.ArgumentParser) -> None:
         help="Also start the training job's own pods for a few seconds and measure what reading "
         "cannot: the image download, the GPUs, shared memory, the dataset, the workers reaching "
         "each other (docs/trial.md). They hold GPUs and count against the quota while they run, "
-        "and are deleted after; needs create and delete on pods, get on pods/log, list on "
-        "events.",
+        "and are deleted after; one that finds no room can make an autoscaler start a machine, "
+        "which stays, and costs, until the autoscaler removes it. Needs create and delete on "
+        "pods, get on pods/log, list on events.",
     )
     parser.add_argument(
         "--trial-timeout",
