@@ -52,6 +52,79 @@ CLUSTER_WORDING: Final[dict[str, Wording]] = {
 }
 """The whole cluster's lines, when nothing could be read."""
 
+
+class Login(Struct, frozen=True):
+    """How a cluster's requests log in, for the lines that say no login could be made."""
+
+    words: str = ""
+    """Plain words naming the login (`user 'admin'`, `the credential plugin aws of user …`)."""
+    command: str | None = None
+    """The credential plugin's command, when one logs in."""
+    source: str = ""
+    """Where the login details are kept: the kubeconfig file of the context's user."""
+
+
+# The usual way to log in again for the credential plugins of the big clouds, by command name.
+_PLUGIN_LOGINS = {
+    "aws": "aws sso login",
+    "aws-iam-authenticator": "aws sso login",
+    "gke-gcloud-auth-plugin": "gcloud auth login",
+    "kubelogin": "az login",
+    "doctl": "doctl auth init",
+}
+
+
+def no_login(cant: CantRead, login: Login) -> tuple[str, dict[str, str]] | None:
+    """When no login could be made, so nothing was sent (the cluster was never asked): the
+    code of `CLUSTER_WORDING` to say so and its fields but `server`, `source` and `check`.
+    A plugin stopped for time is named as the one that did not answer
+    (`cluster-login-no-answer`, with its command line to run by hand and the cloud's login);
+    a plugin that failed, or a token file gone, in its own words (`cluster-login-failed`).
+    None for any other failure: the cluster was asked."""
+    why = _without_todo(cant)
+    if cant.login_stalled:
+        return "cluster-login-no-answer", {"why": why, "todo": cant.todo + _cloud_login(login)}
+    if cant.failure is ReadFailure.UNAUTHORIZED and not cant.reached:
+        return "cluster-login-failed", {"why": why, "todo": login_todo(login, cant.todo)}
+    return None
+
+
+def login_todo(login: Login, advice: str) -> str:
+    """What to do about a login: the cloud's own login command, the plugin's advice, or the
+    place the login details are kept."""
+    name = _command_name(login)
+    if name in _PLUGIN_LOGINS:
+        return f"log in again with `{_PLUGIN_LOGINS[name]}`"
+    if advice:
+        return advice.removesuffix(", then retry")
+    if login.command:
+        return f"log in again the way the plugin `{name}` expects"
+    return (
+        f"check the login details of {login.words or 'this user'} in {login.source}: they may "
+        "have expired or been revoked"
+    )
+
+
+def _without_todo(cant: CantRead) -> str:
+    """The failure's words without the advice at their end (the remedy gives it)."""
+    ending = f". {cant.todo}"
+    reason = (
+        cant.reason[: -len(ending)] if cant.todo and cant.reason.endswith(ending) else cant.reason
+    )
+    return reason.rstrip(".")
+
+
+def _cloud_login(login: Login) -> str:
+    """` (`aws sso login`)` for a plugin whose cloud login is known, else ""."""
+    name = _command_name(login)
+    return f" (`{_PLUGIN_LOGINS[name]}`)" if name in _PLUGIN_LOGINS else ""
+
+
+def _command_name(login: Login) -> str:
+    """The plugin program's own name (`aws` of `/usr/local/bin/aws`); "" without a plugin."""
+    return login.command.rsplit("/", 1)[-1] if login.command else ""
+
+
 READ_REMEDIES: Final[dict[ReadFailure, str]] = {
     ReadFailure.UNAUTHORIZED: "Log in to the cluster anew and run again; {check} shows "
     "whether the login works.",

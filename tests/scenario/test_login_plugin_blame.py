@@ -13,17 +13,31 @@ from typing import Any
 
 import pytest
 import yaml
+from msgspec.structs import replace
 
 from tests.support.auth_echo import make_pki
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer
 from tests.support.scenarios import healthy
+from truegreen.cluster.exec_plugin import ExecCredentialSource
+from truegreen.cluster.kubeconfig import resolve
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.kubectl import for_connection
+from truegreen.plain_words import Login
+from truegreen.refresh.annotations import OPT_IN_LABEL
+from truegreen.refresh.render import Cluster, to_json, to_text
+from truegreen.refresh.tick import RefreshSettings, run_tick
 
 # --request-timeout 0.2 gives the run (30 + 10) x 0.2 = 8 seconds in all: 30 request timeouts
 # for the cluster and 10 for the registries, which doctor asks by default
 # (doctor/command/request.py).
 REQUEST_TIMEOUT = "0.2"
 RUN_LIMIT = 8
+PLUGIN_BOUND = 1.0
+"""Seconds a plugin is given where truegreen gives it 60 (exec_plugin.PLUGIN_TIMEOUT_SECONDS)
+in the runs that have no time limit of their own (refresh, the monitor): a plugin that never
+answers is stopped without a minute's wait."""
 TOKEN = json.dumps(
     {
         "apiVersion": "client.authentication.k8s.io/v1",
@@ -69,6 +83,15 @@ def plugin_kubeconfig(
     path = tmp_path / "kubeconfig-eks"
     path.write_text(yaml.safe_dump(config))
     return path, plugin
+
+
+def short_bound(kubeconfig: Path) -> LiveCluster:
+    """truegreen's client for `kubeconfig`, as refresh and the monitor connect (no time limit
+    of the run), its login plugin stopped after PLUGIN_BOUND seconds."""
+    connection = resolve(ConnectionSettings(kubeconfig))
+    assert isinstance(connection.credentials, ExecCredentialSource)
+    source = ExecCredentialSource(connection.credentials.plugin, timeout_seconds=PLUGIN_BOUND)
+    return LiveCluster(replace(connection, credentials=source), 5.0)
 
 
 EKS_ARGS = ["eks", "get-token", "--cluster-name", "train", "--client-secret", "s3cr3t-arg"]
@@ -163,3 +186,76 @@ def test_a_failing_plugin_is_named_with_the_first_line_it_said_redacted(
         "token=<redacted> has expired."
     )
     assert "s3cr3t" not in result.stdout
+
+
+def test_refresh_names_a_plugin_that_never_answers_never_the_cluster(
+    tls_fake: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    """The tick's first read stops at the plugin's limit: its headline is doctor's
+    `cluster-login-no-answer`, not a login the cluster did not accept (it was never asked)."""
+    fake_api, base = tls_fake
+    kubeconfig, plugin = plugin_kubeconfig(base, tmp_path, "exec sleep 600\n", EKS_ARGS, EKS_ENV)
+    with short_bound(kubeconfig) as cluster:
+        report = run_tick(cluster, RefreshSettings(cluster.namespace, {OPT_IN_LABEL: "enabled"}))
+        login = Login(cluster.login, cluster.login_command, cluster.login_source)
+        reached = Cluster(
+            cluster.server, cluster.source, for_connection(ConnectionSettings(kubeconfig)), login
+        )
+    document = to_json(report, dry_run=False, cluster=reached)
+    headline = (
+        f"Couldn't log in to the cluster at {fake_api.url}: the login plugin {plugin} of user "
+        f"'eks' did not answer within {PLUGIN_BOUND:.0f} seconds and was stopped without saying "
+        "why."
+    )
+    remedy = (
+        "Run the login plugin yourself to see where it waits "
+        f"(`{plugin} eks get-token --cluster-name train --client-secret '<redacted>'`) and "
+        "check that you are logged in (`aws sso login`), then run again; "
+        f"`kubectl --kubeconfig {kubeconfig} auth whoami` shows whether the login works."
+    )
+    assert document["headline"] == {
+        "code": "cluster-login-no-answer",
+        "text": headline,
+        "remedy": remedy,
+    }
+    assert (document["exit_code"], len(document["cant_read"])) == (3, 1)
+    assert document["cant_read"][0].startswith(headline.split(": ", 1)[1].removesuffix("."))
+    assert to_text(report, verbose=False, cluster=reached)[:2] == [
+        f"[magenta]?[/] {headline}",
+        f"  → {remedy}",
+    ]
+    assert fake_api.requests() == [], "no login, so nothing was sent"
+
+
+def test_refresh_names_a_failing_plugin_in_its_own_words_never_the_cluster(
+    tls_fake: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    fake_api, base = tls_fake
+    kubeconfig, plugin = plugin_kubeconfig(
+        base, tmp_path, "echo 'Error: SSO session expired' >&2\nexit 255\n", EKS_ARGS, EKS_ENV
+    )
+    headline = (
+        f"Couldn't log in to the cluster at {fake_api.url}: cannot log in as user 'eks': exec: "
+        f"executable {plugin} failed with exit code 255, saying: Error: SSO session expired."
+    )
+    remedy = (
+        "Log in again with `aws sso login`, then run again; "
+        f"`kubectl --kubeconfig {kubeconfig} auth whoami` shows whether the login works."
+    )
+    text = run_cli("refresh", "--kubeconfig", str(kubeconfig))
+    assert text.exit_code == 3
+    assert text.stdout.splitlines()[:2] == [f"? {headline}", f"  → {remedy}"]
+    assert "did not accept" not in text.stdout, "the cluster was never asked"
+    document = run_cli("refresh", "--kubeconfig", str(kubeconfig), "-o", "json").json()
+    assert document["exit_code"] == 3
+    assert document["headline"] == {
+        "code": "cluster-login-failed",
+        "text": headline,
+        "remedy": remedy,
+    }
+    assert document["cant_read"] == [
+        f"cannot log in as user 'eks': exec: executable {plugin} failed with exit code 255, "
+        "saying: Error: SSO session expired. do what the plugin asks (often: log in with it "
+        "again), then retry"
+    ]
+    assert fake_api.requests() == [], "no login, so nothing was sent"

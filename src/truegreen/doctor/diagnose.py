@@ -21,7 +21,7 @@ from truegreen.doctor.knowledge.image_presence import ImageRegistry
 from truegreen.doctor.reads.gather import gather
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
 from truegreen.kubectl import Kubectl, truegreen_command
-from truegreen.plain_words import plain_connection_why
+from truegreen.plain_words import Login, login_todo, no_login, plain_connection_why
 
 if TYPE_CHECKING:
     from truegreen.trial.readback import TrialRun
@@ -60,15 +60,9 @@ class Where(Struct, frozen=True):
     offline: bool = False
     """Read from a snapshot: what to do is take a new one, not fix an address."""
 
-
-# The usual way to log in again for the credential plugins of the big clouds, by command name.
-_PLUGIN_LOGINS = {
-    "aws": "aws sso login",
-    "aws-iam-authenticator": "aws sso login",
-    "gke-gcloud-auth-plugin": "gcloud auth login",
-    "kubelogin": "az login",
-    "doctl": "doctl auth init",
-}
+    def login_of(self) -> Login:
+        """The login, for the lines that say none could be made."""
+        return Login(self.login, self.login_command, self.login_source or self.source)
 
 
 def diagnose(
@@ -184,15 +178,11 @@ def unreachable_findings(
     login. One headline says which server, which login, and what to do."""
     cant = unreachable.cant_read
     check = kubectl.cluster("auth", "whoami")
-    if cant.login_stalled:
-        # The login plugin did not answer: its command line to run by hand, and the cloud's
-        # login, which is what such a plugin most often waits for.
-        code, why = "cluster-login-no-answer", _without_todo(cant)
-        fields = {"why": why, "todo": cant.todo + _cloud_login(where)}
-    elif cant.failure is ReadFailure.UNAUTHORIZED and not cant.reached:
-        # No login could be made: the plugin's (or the token file's) own words say why.
-        code, why = "cluster-login-failed", _without_todo(cant)
-        fields = {"why": why, "todo": _login_todo(where, cant.todo)}
+    logs_in = where.login_of()
+    if (unsent := no_login(cant, logs_in)) is not None:
+        # No login could be made: the plugin that did not answer, or its own words.
+        code, fields = unsent
+        why = fields["why"]
     elif cant.failure is ReadFailure.UNAUTHORIZED:
         code = "cluster-login-refused"
         message = cant.server_message or "401 Unauthorized"
@@ -213,7 +203,7 @@ def unreachable_findings(
                 f"use the cluster's https address in {where.source}: over plain http no login "
                 "is sent (kubectl sends none either)"
                 if plain_http
-                else _login_todo(where, "")
+                else login_todo(logs_in, "")
             ),
         }
     else:
@@ -237,37 +227,3 @@ def unreachable_findings(
         )
         for check_id in ran
     ]
-
-
-def _without_todo(cant: CantRead) -> str:
-    """The failure's words without the advice at their end (the remedy gives it)."""
-    ending = f". {cant.todo}"
-    reason = (
-        cant.reason[: -len(ending)] if cant.todo and cant.reason.endswith(ending) else cant.reason
-    )
-    return reason.rstrip(".")
-
-
-def _cloud_login(where: Where) -> str:
-    """` (`aws sso login`)` for a plugin whose cloud login is known, else ""."""
-    command = where.login_command
-    name = command.rsplit("/", 1)[-1] if command else ""
-    return f" (`{_PLUGIN_LOGINS[name]}`)" if name in _PLUGIN_LOGINS else ""
-
-
-def _login_todo(where: Where, advice: str) -> str:
-    """What to do about a login: the cloud's own login command, the plugin's advice, or the
-    place the login details are kept."""
-    command = where.login_command
-    name = command.rsplit("/", 1)[-1] if command else ""
-    if name in _PLUGIN_LOGINS:
-        return f"log in again with `{_PLUGIN_LOGINS[name]}`"
-    if advice:
-        return advice.removesuffix(", then retry")
-    if command:
-        return f"log in again the way the plugin `{name}` expects"
-    return (
-        f"check the login details of {where.login or 'this user'} in "
-        f"{where.login_source or where.source}: they may "
-        "have expired or been revoked"
-    )

@@ -13,6 +13,7 @@ from truegreen.cluster.namespace_selection import Operator
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import UsageError
 from truegreen.kubectl import for_connection
+from truegreen.plain_words import Login
 from truegreen.refresh.plan import RefreshMode
 from truegreen.refresh.registry import RegistryAccess
 from truegreen.refresh.render import OPT_IN, Cluster, ProgressWords
@@ -111,5 +112,6 @@ def run_refresh(
         with progress or nullcontext() as told:
             words = ProgressWords(told) if told is not None else None
             report = run_tick(cluster, settings, progress=words)
-        reached = Cluster(cluster.server, cluster.source, for_connection(connection))
+        login = Login(cluster.login, cluster.login_command, cluster.login_source)
+        reached = Cluster(cluster.server, cluster.source, for_connection(connection), login)
     return RefreshRun(report, reached)

@@ -13,6 +13,7 @@ from msgspec import Struct
 
 from truegreen.kubectl import Kubectl
 from truegreen.markup import escape
+from truegreen.plain_words import Login
 from truegreen.refresh.annotations import OPT_IN_LABEL, STALE_PIN, container_key, key_prefix
 from truegreen.refresh.report import Outcome, TickReport, WorkloadReport
 from truegreen.wrapping import wrap
@@ -58,11 +59,12 @@ _STYLES = {
 
 class Cluster(Struct, frozen=True):
     """Which cluster the tick read, for the lines that say it could not: its address, where
-    the connection settings came from, and the kubectl that reaches it."""
+    the connection settings came from, the kubectl that reaches it, and how it logs in."""
 
     server: str
     source: str
     kubectl: Kubectl
+    login: Login
 
 
 def first_read_failure(report: TickReport, cluster: Cluster) -> tuple[str, str, str] | None:
@@ -73,6 +75,7 @@ def first_read_failure(report: TickReport, cluster: Cluster) -> tuple[str, str, 
     from truegreen.plain_words import (
         CLUSTER_WORDING,
         fill,
+        no_login,
         plain_connection_why,
         plain_why,
         read_remedy,
@@ -81,6 +84,18 @@ def first_read_failure(report: TickReport, cluster: Cluster) -> tuple[str, str, 
     cant = report.first_read
     if cant is None:
         return None
+    if (unsent := no_login(cant, cluster.login)) is not None:
+        # No login could be made, so nothing was sent: the plugin that did not answer, or
+        # failed, is named as doctor names it, never the cluster, which was not asked.
+        code, fields = unsent
+        headline, remedy = fill(
+            CLUSTER_WORDING[code],
+            server=cluster.server,
+            source=cluster.source,
+            check=cluster.kubectl.cluster("auth", "whoami"),
+            **fields,
+        )
+        return code, headline, remedy
     if not cant.reached and cant.failure is not ReadFailure.UNAUTHORIZED:
         headline, remedy = fill(
             CLUSTER_WORDING["cluster-unreachable"],
