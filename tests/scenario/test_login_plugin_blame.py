@@ -23,7 +23,11 @@ from truegreen.cluster.exec_plugin import ExecCredentialSource
 from truegreen.cluster.kubeconfig import resolve
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.settings import ConnectionSettings
+from truegreen.doctor.diagnose import Where
+from truegreen.doctor.environment import DoctorSettings
+from truegreen.doctor.rollup import Verdict
 from truegreen.kubectl import for_connection
+from truegreen.monitor.engine import Monitor, MonitorSettings
 from truegreen.plain_words import Login
 from truegreen.refresh.annotations import OPT_IN_LABEL
 from truegreen.refresh.render import Cluster, to_json, to_text
@@ -259,3 +263,52 @@ def test_refresh_names_a_failing_plugin_in_its_own_words_never_the_cluster(
         "again), then retry"
     ]
     assert fake_api.requests() == [], "no login, so nothing was sent"
+
+
+def test_the_first_watched_verdict_names_a_plugin_that_never_answers_once_its_bound_passed(
+    tls_fake: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    """doctor --watch and the monitor evaluate with one engine: its first evaluation ends once
+    the plugin's bound has passed, once, with doctor's unknown verdict naming the plugin (the
+    screen, the log line, the page, /readyz and the metrics show it as any unknown verdict).
+    Each later evaluation runs the plugin again, and uses its answer once it gives one."""
+    fake_api, base = tls_fake
+    runs = tmp_path / "runs"
+    kubeconfig, plugin = plugin_kubeconfig(
+        base, tmp_path, f"echo run >> {runs}\nexec sleep 600\n", EKS_ARGS, EKS_ENV
+    )
+    with short_bound(kubeconfig) as cluster:
+        where = Where(
+            cluster.server,
+            cluster.source,
+            cluster.login,
+            cluster.login_command,
+            login_source=cluster.login_source,
+        )
+        doctor = DoctorSettings(kubectl=for_connection(ConnectionSettings(kubeconfig)))
+        monitor = Monitor(cluster, MonitorSettings(doctor, where, watching=True))
+        try:
+            first = monitor.evaluate()
+            assert runs.read_text().count("run") == 1, (
+                "one run of the plugin an evaluation: each run may take its whole bound"
+            )
+            assert (first.report.verdict, first.report.headline.code) == (
+                Verdict.UNKNOWN,
+                "cluster-login-no-answer",
+            )
+            assert first.report.headline.text == (
+                f"Couldn't log in to the cluster at {fake_api.url}: the login plugin {plugin} of "
+                f"user 'eks' did not answer within {PLUGIN_BOUND:.0f} seconds and was stopped "
+                "without saying why."
+            )
+            assert first.refresh == (), "no workload was read"
+            assert fake_api.requests() == [], "no login, so nothing was sent"
+            again = monitor.evaluate()
+            assert runs.read_text().count("run") == 2, "a later evaluation runs the plugin again"
+            assert again.report.headline.text == first.report.headline.text
+            plugin.write_text(f"#!/bin/sh\necho '{TOKEN}'\n")
+            answered = monitor.evaluate()
+            assert answered.report.headline.code != "cluster-login-no-answer"
+            assert answered.report.verdict is Verdict.READY, answered.report.headline
+        finally:
+            monitor.cache.close()

@@ -23,7 +23,7 @@ from truegreen.doctor.diagnose import (
     impossible_namespace_report,
     report_of,
 )
-from truegreen.doctor.environment import DoctorSettings
+from truegreen.doctor.environment import DoctorSettings, Unreachable
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.reads.gather import gather
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
@@ -288,9 +288,13 @@ class Monitor:
         # diagnose() without its own RedactingReader: RedactedOnce redacts as it does, keeping
         # the cluster-wide answers' identity that doctor's computations are kept by. The reads
         # run in this thread: the cache answers from memory, but for the few gets made live.
-        report = self._report(namespace, doctor)
+        report, answered = self._report(namespace, doctor)
         as_of = self.cache.as_of()
-        refresh = self._refresh_states(namespace)
+        # Where the cluster could not be asked at all, its workloads are not asked for either:
+        # each list would fail the same way, after waiting as long (a login plugin that does
+        # not answer is run again for each, up to its bound each time, and the first verdict
+        # would wait on all of them).
+        refresh = self._refresh_states(namespace) if answered else ()
         previous = self._latest.get(namespace)
         at = self._wall()
         # The change time is the served verdict's: where the one before aged past the limit,
@@ -322,14 +326,17 @@ class Monitor:
         self._on_evaluation(evaluation, previous)
         return evaluation
 
-    def _report(self, namespace: str, doctor: DoctorSettings) -> Report:
-        """doctor's report of `namespace`; a listed name no namespace can have is never asked
-        about (doctor's fleet says the same of it)."""
+    def _report(self, namespace: str, doctor: DoctorSettings) -> tuple[Report, bool]:
+        """doctor's report of `namespace`, and False where the cluster could not be asked
+        (out of reach, no login made, or the login refused: `gather` stops at its first read,
+        as doctor does); a listed name no namespace can have is never asked about (doctor's
+        fleet says the same of it)."""
         if not is_namespace_name(namespace):
-            return impossible_namespace_report(namespace, doctor)
+            return impossible_namespace_report(namespace, doctor), True
         gathered = gather(self._redacted, namespace, self._wall(), doctor, None, IN_MEMORY)
         registry_off = WATCH_REGISTRY_OFF if self._settings.watching else MONITOR_REGISTRY_OFF
-        return report_of(gathered, doctor, self._settings.where, registry_off)
+        report = report_of(gathered, doctor, self._settings.where, registry_off)
+        return report, not isinstance(gathered, Unreachable)
 
     def _refresh_states(self, namespace: str) -> tuple[RefreshState, ...]:
         # The lists doctor made of the namespace's workloads, from the same reflectors; a kind
