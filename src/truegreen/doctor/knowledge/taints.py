@@ -12,9 +12,15 @@ pkg/apis/v1/taints.go (v1.0 on) and pkg/apis/v1beta1/taints.go (v0.32 to v0.37, 
 taint is the disruption one).
 """
 
+from collections.abc import Sequence
 from enum import StrEnum
 
 from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import KubeObject
+from truegreen.container_resources import is_extended
+from truegreen.gpu_resources import is_gpu_resource
 
 
 class MachineState(StrEnum):
@@ -147,3 +153,24 @@ SYSTEM_TAINTS: dict[str, SystemTaint] = {
 def system_taint(key: str) -> SystemTaint | None:
     """What a taint says about its machine when a controller owns it; None for any other."""
     return SYSTEM_TAINTS.get(key)
+
+
+def reserves_resource(key: str, nodes: Sequence[KubeObject]) -> bool:
+    """Whether a taint keyed `key` keeps machines for the work that asks for the extended
+    resource of that name (`nvidia.com/gpu`): a GPU resource, or one a machine reports.
+
+    That is the reservation Kubernetes advises for special hardware (website
+    concepts/scheduling-eviction/taint-and-toleration.md, "Nodes with Special Hardware": taint
+    the machines with the extended resource's name), which GKE puts on every GPU node pool
+    itself and the ExtendedResourceToleration admission plugin is built on
+    (plugin/pkg/admission/extendedresourcetoleration/admission.go `Admit`: a toleration for
+    each extended resource a pod requests, so only such pods pass). Lifting it lets every other
+    program onto those machines, so no remedy ever does; a machine whose GPU software is down
+    reports no GPUs yet keeps its GPU taint, hence the GPU names without a machine's report."""
+    if not is_extended(key):
+        return False
+    return is_gpu_resource(key) or any(
+        key in o.mapping(o.mapping(node.get("status")).get(part))
+        for node in nodes
+        for part in ("allocatable", "capacity")
+    )

@@ -58,7 +58,7 @@ from truegreen.doctor.knowledge.stored_pod import (
     PriorityLevel,
     kept_for,
 )
-from truegreen.doctor.knowledge.taints import system_taint
+from truegreen.doctor.knowledge.taints import reserves_resource, system_taint
 from truegreen.doctor.knowledge.training import (
     training_owner,
 )
@@ -237,7 +237,7 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
                 Basis.MEASURED,
                 NO_ELIGIBLE_MACHINE,
                 details=details + stuck_lines,
-                why=exclusion_words(excluded),
+                why=exclusion_words(env, excluded),
                 todo=exclusion_remedy(env, excluded),
             )
         ]
@@ -245,7 +245,9 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
     narrowed = {g.name: rules.allowed(g.name, allowed[g.name]) for g in scheduled}
     if any(not machines for machines in narrowed.values()):
         theirs = (
-            (exclusion_words(excluded), exclusion_remedy(env, excluded)) if excluded else ("", "")
+            (exclusion_words(env, excluded), exclusion_remedy(env, excluded))
+            if excluded
+            else ("", "")
         )
         return [
             no_machine_left(
@@ -359,7 +361,7 @@ def _as_if_empty(
                 Basis.MEASURED,
                 NO_ELIGIBLE_MACHINE,
                 details=details,
-                why=exclusion_words(excluded),
+                why=exclusion_words(env, excluded),
                 todo=exclusion_remedy(env, excluded),
             )
         ]
@@ -600,16 +602,30 @@ def exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str
                 + " shows what each machine offers)"
             )
     requested = requested_resources(env)
+    nodes = _listed_nodes(env)
     for key, names in tainted.items():
+        toleration = f"`tolerations: [{{key: {key}, operator: Exists}}]`"
         if key in requested:
             # Keyed by a resource the job asks for: the mark that keeps other work off the GPU
             # machines, which the API server's ExtendedResourceToleration (where it runs) lets
             # such a job past. Never offered for removal.
             steps.append(
                 f"let training jobs onto the machines kept for '{key}' ({joined_words(names)}) "
-                f"with `tolerations: [{{key: {key}, operator: Exists}}]` in their settings; "
+                f"with {toleration} in their settings; "
                 f"{truegreen_command('doctor', '--admission-dry-run')} shows whether the cluster "
                 "adds it on its own"
+            )
+            continue
+        if reserves_resource(key, nodes):
+            # Kept for the work that asks for that resource, which this job does not: lifting
+            # the mark would let every such program onto those machines (`reserves_resource`).
+            # What fits is a machine or a job of the right size, or the job let in on purpose.
+            steps.append(
+                "add a machine big enough for the training job that is not kept for other "
+                "work, or make the job small enough for the machines that are not; only if it "
+                "should take room on the machines "
+                f"kept for '{key}' ({joined_words(names)}) even so, let it in with "
+                f"{toleration} in its settings"
             )
             continue
         steps.append(
@@ -619,6 +635,11 @@ def exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str
             f"{kubectl.cluster('taint', 'nodes', *names, key + '-')}"
         )
     return sentence("; or ".join(dict.fromkeys(steps)))
+
+
+def _listed_nodes(env: Environment) -> tuple[KubeObject, ...]:
+    """The machines as read; none where they could not be (no verdict names a machine then)."""
+    return env.nodes.items if isinstance(env.nodes, Listed) else ()
 
 
 def requested_resources(env: Environment) -> frozenset[str]:
@@ -640,15 +661,26 @@ def requested_resources(env: Environment) -> frozenset[str]:
     return frozenset(names)
 
 
-def exclusion_words(excluded: Mapping[str, list[str]]) -> str:
+def exclusion_words(env: Environment, excluded: Mapping[str, list[str]]) -> str:
     """`1 machine is not ready, 2 machines are outside the job's placement rules`; reasons that
-    read the same (two taints, both `reserved for other work`) are one count."""
+    read the same (two taints, both `reserved for other work`) are one count. Machines kept
+    for a resource the job does not ask for (`reserves_resource`) say which resource."""
     parts = []
+    requested = requested_resources(env)
+    nodes = _listed_nodes(env)
     for reason, names in excluded.items():
         taint = _TAINT_REASON.match(reason)
         known = system_taint(taint.group(1)) if taint is not None else None
         if known is not None:
             parts.append((len(names), known.one, known.many))
+            continue
+        if (
+            taint is not None
+            and taint.group(1) not in requested
+            and reserves_resource(taint.group(1), nodes)
+        ):
+            kept = f"kept for work that asks for '{taint.group(1)}'"
+            parts.append((len(names), f"is {kept}", f"are {kept}"))
             continue
         plain = {
             "cordoned": "closed to new work",

@@ -253,7 +253,7 @@ def kept_out(judged: Judged) -> Finding | None:
         details=[*judged.details, *placed_lines(widened), *judged.stuck_lines],
         objects=[f"Node/{m}" for names in kept.values() for m in names],
         size=judged.size,
-        why=exclusion_words(kept),
+        why=exclusion_words(judged.env, kept),
         todo=exclusion_remedy(judged.env, kept),
     )
 
