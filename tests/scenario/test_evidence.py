@@ -258,6 +258,67 @@ def test_a_refusal_doctor_has_no_words_for_is_said_in_the_server_s_own(doctor: D
     )
 
 
+def _refused_as(message: str) -> Any:
+    """The unfinished Job 'big' with no pods after 20 minutes, and the Job controller's
+    Warning Event (FailedCreate, nine times) with `message`."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("big", now, gpus=1, finished=False, age=timedelta(minutes=20))
+        job["metadata"]["uid"] = "uid-big"
+        job["status"] = {}
+        return [*healthy(now), job, _event(now, job, "FailedCreate", message, count=9)]
+
+    return build
+
+
+_HOOK_NOT_CALLED = (
+    'Error creating: Internal error occurred: failed calling webhook "mpod.kb.io": failed to '
+    'call webhook: Post "https://webhook-service.system.svc:443/mutate--v1-pod?timeout=10s": '
+    "dial tcp 10.96.12.34:443: connect: connection refused"
+)
+"""A fail-closed webhook the API server could not call: apiserver pkg/admission/plugin/webhook
+mutating/dispatcher.go `callAttrMutatingHook` (`failed to call webhook: %w`), wrapped in
+pkg/util/webhook `ErrCallingWebhook` (`failed calling webhook %q: %v`) and returned as
+`apierrors.NewInternalError` when failing closed; the same shape as AKS's troubleshooting
+page quotes (`… failed to call webhook: Post "https://…": … broken pipe`)."""
+
+
+def test_a_hook_the_cluster_could_not_call_is_the_cluster_s_to_fix_never_the_job_s(
+    doctor: Doctor,
+) -> None:
+    """docs/admission.md's `webhook-down` state, measured by the Job controller's Event where
+    the hook's configuration and Service were not seen down: the hook was never reached, so it
+    refused nothing about the job and changing the job cannot help. Before: "an approval hook
+    turns them down" and "Change the job so that the hook lets it in"."""
+    doctor.load(_refused_as(_HOOK_NOT_CALLED))
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "admission.pods-refused")
+    assert (result.exit_code, found["status"], found["basis"]) == (2, "fail", "measured")
+    assert found["headline"] == (
+        "The cluster refuses to create the programs of the training job 'big': it can't call "
+        "its approval hook 'mpod.kb.io', which must let every new program in."
+    )
+    assert found["remedy"].startswith(
+        "Ask your cluster admin to bring the approval hook 'mpod.kb.io' back"
+    )
+    assert "change the job" not in found["remedy"].lower()
+    assert found["details"][0].endswith("dial tcp 10.96.12.34:443: connect: connection refused")
+
+
+def test_a_hook_that_denied_the_job_still_turns_it_down(doctor: Doctor) -> None:
+    """apiserver webhook/errors/statuserror.go `ToStatusErr`: `admission webhook %q denied the
+    request: %s` is the hook's own answer about the job (Kyverno's, as it words it)."""
+    doctor.load(
+        _refused_as(
+            'Error creating: admission webhook "validate.kyverno.svc-fail" denied the request: '
+            "resource Pod/train/big-7x2kq was blocked due to the following policies"
+        )
+    )
+    found = _finding(doctor.live("-o", "json").json(), "admission.pods-refused")
+    assert found["headline"].endswith(": an approval hook turns them down.")
+    assert found["remedy"].startswith("Change the job so that the hook lets it in")
+
+
 def test_a_refusal_for_a_job_that_has_its_pods_now_is_over(doctor: Doctor) -> None:
     """The same Event, but the Job has made its pod since (it is starting on gpu-1): the
     refusal no longer stands, though the warnings are read (the job does not run yet)."""

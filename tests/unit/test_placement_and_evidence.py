@@ -295,6 +295,21 @@ def test_a_preemption_under_way_is_a_nomination_the_scheduler_waits_on(
             Cause.LIMIT_RANGE,
         ),
         ('admission webhook "deny.example.com" denied the request: no', Cause.WEBHOOK),
+        # webhook errors.go ErrCallingWebhook, NewInternalError when failing closed: never
+        # reached. The older form (no `failed to call webhook:`) and the detail-less one too.
+        (
+            'Internal error occurred: failed calling webhook "h": failed to call webhook: Post '
+            '"https://h.system.svc:443/?timeout=10s": context deadline exceeded',
+            Cause.WEBHOOK_DOWN,
+        ),
+        (
+            'Internal error occurred: failed calling webhook "h": Post https://h.x.svc:443/',
+            Cause.WEBHOOK_DOWN,
+        ),
+        (
+            'Internal error occurred: failed calling webhook "h"; no further details available',
+            Cause.WEBHOOK_DOWN,
+        ),
         (
             'pods "x" is forbidden: violates PodSecurity "restricted:latest": privileged',
             Cause.POD_SECURITY,

@@ -237,6 +237,10 @@ class Cause(StrEnum):
     QUOTA = "quota"
     LIMIT_RANGE = "limit-range"
     WEBHOOK = "webhook"
+    """A webhook's own answer: it denied the pod."""
+    WEBHOOK_DOWN = "webhook-down"
+    """A fail-closed webhook the API server could not call (docs/admission.md's `webhook-down`):
+    it was never reached and refused nothing about the pod."""
     POD_SECURITY = "pod-security"
     INVALID = "invalid"
     OTHER = "other"
@@ -250,8 +254,14 @@ _CAUSES: tuple[tuple[LazyPattern, Cause], ...] = (
         LazyPattern(r"(?i)(minimum|maximum) \S+ usage per (Container|Pod)|limit to request ratio"),
         Cause.LIMIT_RANGE,
     ),
-    # apiserver/pkg/admission/plugin/webhook/errors: `admission webhook "x" denied the request`
-    (LazyPattern(r'admission webhook "|failed calling webhook "'), Cause.WEBHOOK),
+    # apiserver pkg/util/webhook/error.go ErrCallingWebhook: `failed calling webhook "x": …`
+    # (`failed to call webhook: Post …: connection refused`, a timeout, an invalid answer),
+    # which the dispatchers (pkg/admission/plugin/webhook/mutating/dispatcher.go `Dispatch`,
+    # validating/dispatcher.go) return as `apierrors.NewInternalError` when failing closed.
+    (LazyPattern(r'failed calling webhook "'), Cause.WEBHOOK_DOWN),
+    # apiserver/pkg/admission/plugin/webhook/errors/statuserror.go `ToStatusErr`:
+    # `admission webhook "x" denied the request`, the hook's own answer.
+    (LazyPattern(r'admission webhook "'), Cause.WEBHOOK),
     # pod-security-admission: `violates PodSecurity "restricted:latest": …`
     (LazyPattern(r"violates PodSecurity"), Cause.POD_SECURITY),
     # apimachinery errors.NewInvalid names the kind: `Pod "x" is invalid: …`
@@ -310,6 +320,16 @@ def _last_seen(event: Mapping[str, Any]) -> str:
         if isinstance(value, str) and value:
             return value
     return ""
+
+
+_UNCALLED_HOOK = LazyPattern(r'failed calling webhook "(?P<hook>[^"]*)"')
+
+
+def uncalled_hook(message: str) -> str:
+    """The webhook the API server could not call (`failed calling webhook "x"`, ErrCallingWebhook
+    quotes its name with %q), '' where the message names none."""
+    found = _UNCALLED_HOOK.search(message)
+    return found.group("hook") if found is not None else ""
 
 
 def cause_of(message: str) -> Cause:

@@ -65,7 +65,7 @@ from truegreen.doctor.checks.admission.words import (
 )
 from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.knowledge.evidence import Cause, refusals
+from truegreen.doctor.knowledge.evidence import Cause, refusals, uncalled_hook
 from truegreen.doctor.knowledge.reports import quoted
 from truegreen.doctor.knowledge.stored_pod import (
     job_priority,
@@ -736,6 +736,14 @@ _CAUSE_WORDS: dict[Cause, tuple[str, str]] = {
         "Change the job so that the hook lets it in (the details say why it refused), or ask "
         "your cluster admin about the hook",
     ),
+    Cause.WEBHOOK_DOWN: (
+        # Never reached: the hook said nothing about the job, and every new program waits for
+        # it alike (docs/admission.md, webhook-down), so the fix is the cluster's.
+        "it can't call its approval hook {hook}, which must let every new program in",
+        "Ask your cluster admin to bring the approval hook {hook} back (the details quote why "
+        "the cluster could not call it; {command} lists the hooks), or to fix or remove it; "
+        "changing the job can't help",
+    ),
     Cause.POD_SECURITY: (
         "they break the environment's security level",
         "Change the job's security settings to what the environment's level allows",
@@ -777,10 +785,18 @@ def _refused_creates(env: Environment) -> list[Finding]:
         # A refusal doctor has no words for is said in the server's own, with where to read on.
         kind, _, name = newest.involved.partition("/")
         described = ("describe", kind.lower(), name) if newest.cause is Cause.OTHER else None
-        command = env.settings.kubectl.here(
-            *(described or _COMMANDS.get(newest.cause, ("describe", "events")))
+        command = (
+            # The hooks are cluster-wide objects, read with a cluster admin's rights.
+            env.settings.kubectl.cluster(
+                "get", "mutatingwebhookconfigurations,validatingwebhookconfigurations"
+            )
+            if newest.cause is Cause.WEBHOOK_DOWN
+            else env.settings.kubectl.here(
+                *(described or _COMMANDS.get(newest.cause, ("describe", "events")))
+            )
         )
-        cause = cause.format(message=quoted(newest.message))
+        hook = f"'{uncalled_hook(newest.message)}'"
+        cause = cause.format(message=quoted(newest.message), hook=hook)
         found.append(
             SAY.finding(
                 Status.FAIL,
@@ -793,7 +809,7 @@ def _refused_creates(env: Environment) -> list[Finding]:
                 objects=[job.ref],
                 job=f"'{job.name}'",
                 cause=cause,
-                todo=todo.format(command=command),
+                todo=todo.format(command=command, hook=hook),
             )
         )
     return found
