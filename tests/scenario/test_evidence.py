@@ -319,6 +319,55 @@ def test_a_hook_that_denied_the_job_still_turns_it_down(doctor: Doctor) -> None:
     assert found["remedy"].startswith("Change the job so that the hook lets it in")
 
 
+def test_a_quota_that_needs_sizes_the_job_does_not_state_is_the_quota_s_refusal(
+    doctor: Doctor,
+) -> None:
+    """The quota plugin's other refusal (apiserver pkg/admission/plugin/resourcequota/
+    controller.go `checkRequest`: `failed quota: %s: %v`, with pkg/quota/v1/evaluator/core/
+    pods.go `Constraints`: `must specify %s`, each resource `for:` its containers), seen where
+    the ResourceQuota itself is not read. Before: Cause.OTHER, only quoted, with "doctor has
+    no plainer words for this one"."""
+    doctor.load(
+        _refused_as(
+            'Error creating: pods "big-7x2kq" is forbidden: failed quota: compute-quota: must '
+            "specify limits.cpu for: trainer; limits.memory for: trainer"
+        )
+    )
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "admission.pods-refused")
+    assert (result.exit_code, found["status"], found["basis"]) == (2, "fail", "measured")
+    assert found["headline"] == (
+        "The cluster refuses to create the programs of the training job 'big': the usage limit "
+        "'compute-quota' requires every program to state its limits.cpu and limits.memory, and "
+        "'trainer' doesn't."
+    )
+    assert found["remedy"].startswith(
+        "Set limits.cpu and limits.memory for 'trainer' in the training job's settings"
+    )
+    assert found["remedy"].endswith(" describe resourcequotas` shows the limits).")
+
+
+def test_a_quota_s_older_words_that_name_no_program_ask_it_of_every_program(
+    doctor: Doctor,
+) -> None:
+    """Before the pod evaluator named the containers (`must specify %s` of the resources
+    joined by ",", `Failed quota` before 1.9), nothing says which program lacks the size."""
+    doctor.load(
+        _refused_as(
+            'Error creating: pods "big-7x2kq" is forbidden: Failed quota: compute-quota: must '
+            "specify cpu,memory"
+        )
+    )
+    found = _finding(doctor.live("-o", "json").json(), "admission.pods-refused")
+    assert found["headline"].endswith(
+        ": the usage limit 'compute-quota' requires every program to state its cpu and memory, "
+        "and one of them doesn't."
+    )
+    assert found["remedy"].startswith(
+        "Set cpu and memory for every program in the training job's settings"
+    )
+
+
 def test_a_refusal_for_a_job_that_has_its_pods_now_is_over(doctor: Doctor) -> None:
     """The same Event, but the Job has made its pod since (it is starting on gpu-1): the
     refusal no longer stands, though the warnings are read (the job does not run yet)."""

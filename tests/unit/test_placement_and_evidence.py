@@ -9,10 +9,12 @@ from truegreen.doctor.knowledge.evidence import (
     Cause,
     Obstacle,
     Reason,
+    UnstatedSizes,
     attach_failures,
     cause_of,
     parse_scheduler_message,
     scheduler_verdict,
+    unstated_sizes,
     waiting_to_attach,
 )
 from truegreen.doctor.knowledge.fit import MachineRoom
@@ -294,6 +296,16 @@ def test_a_preemption_under_way_is_a_nomination_the_scheduler_waits_on(
             "provided ratio is 4.000000.",
             Cause.LIMIT_RANGE,
         ),
+        # resourcequota controller.go checkRequest, pods.go Constraints; the older `Failed`.
+        (
+            'pods "x" is forbidden: failed quota: q: must specify limits.cpu for: a,b; '
+            "limits.memory for: a",
+            Cause.QUOTA_NEEDS_SIZES,
+        ),
+        (
+            'pods "x" is forbidden: Failed quota: q: must specify cpu,memory',
+            Cause.QUOTA_NEEDS_SIZES,
+        ),
         ('admission webhook "deny.example.com" denied the request: no', Cause.WEBHOOK),
         # webhook errors.go ErrCallingWebhook, NewInternalError when failing closed: never
         # reached. The older form (no `failed to call webhook:`) and the detail-less one too.
@@ -408,3 +420,25 @@ def test_only_a_pod_on_its_machine_that_does_not_run_waits_to_attach() -> None:
         pod("leaving", "Pending", deletionTimestamp="2026-12-06T10:00:00Z"),
     ]
     assert [p["metadata"]["name"] for p in waiting_to_attach(pods)] == ["creating"]
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (
+            'pods "x" is forbidden: failed quota: q: must specify limits.cpu for: a,b; '
+            "limits.memory for: a",
+            UnstatedSizes("q", ("limits.cpu", "limits.memory"), ("a", "b")),
+        ),
+        # Before the containers were named (`must specify %s` of the resources alone).
+        (
+            'pods "x" is forbidden: Failed quota: q: must specify cpu,memory',
+            UnstatedSizes("q", ("cpu", "memory"), ()),
+        ),
+        ('pods "x" is forbidden: exceeded quota: q', None),
+    ],
+)
+def test_the_sizes_a_quota_requires_are_read_from_its_words(
+    message: str, expected: UnstatedSizes | None
+) -> None:
+    assert unstated_sizes(message) == expected

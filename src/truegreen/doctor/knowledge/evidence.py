@@ -235,6 +235,9 @@ class Cause(StrEnum):
     """Why a controller's create of a pod was refused, by the API server's words."""
 
     QUOTA = "quota"
+    QUOTA_NEEDS_SIZES = "quota-needs-sizes"
+    """A quota on cpu or memory, and a container that does not state that size (docs/
+    admission.md's `quota-needs-sizes`)."""
     LIMIT_RANGE = "limit-range"
     WEBHOOK = "webhook"
     """A webhook's own answer: it denied the pod."""
@@ -249,6 +252,9 @@ class Cause(StrEnum):
 _CAUSES: tuple[tuple[LazyPattern, Cause], ...] = (
     # plugin/pkg/admission/resourcequota: "exceeded quota: …", "status unknown for quota: …"
     (LazyPattern(r"exceeded quota|status unknown for quota"), Cause.QUOTA),
+    # resourcequota/controller.go `checkRequest`: `failed quota: %s: %v` with the pod
+    # evaluator's Constraints (`_UNSTATED_SIZES`); `Failed quota` before 1.9.
+    (LazyPattern(r"(?i)failed quota: [^:]+: must specify "), Cause.QUOTA_NEEDS_SIZES),
     # plugin/pkg/admission/limitranger: "maximum memory usage per Container is …"
     (
         LazyPattern(r"(?i)(minimum|maximum) \S+ usage per (Container|Pod)|limit to request ratio"),
@@ -320,6 +326,38 @@ def _last_seen(event: Mapping[str, Any]) -> str:
         if isinstance(value, str) and value:
             return value
     return ""
+
+
+class UnstatedSizes(Struct, frozen=True):
+    """The sizes a quota requires every container to state, and the containers that do not."""
+
+    quota: str
+    sizes: tuple[str, ...]
+    containers: tuple[str, ...]
+    """Empty where the words name none (before the containers were named)."""
+
+
+_UNSTATED_SIZES = LazyPattern(r"(?i)failed quota: (?P<quota>[^:]+): must specify (?P<what>.+)$")
+"""pkg/quota/v1/evaluator/core/pods.go `Constraints`: `must specify %s`, each resource with
+`%s for: %s` (its containers joined by ","), joined by "; "; earlier, the resources alone
+joined by ","."""
+
+
+def unstated_sizes(message: str) -> UnstatedSizes | None:
+    """The quota plugin's `failed quota: q: must specify …` read back; None for other words."""
+    found = _UNSTATED_SIZES.search(message)
+    if found is None:
+        return None
+    sizes: list[str] = []
+    containers: set[str] = set()
+    for part in found.group("what").split("; "):
+        size, named, names = part.partition(" for: ")
+        if named:
+            sizes.append(size.strip())
+            containers.update(n for n in names.strip().split(",") if n)
+        else:
+            sizes += [s.strip() for s in size.split(",") if s.strip()]
+    return UnstatedSizes(found.group("quota").strip(), tuple(sizes), tuple(sorted(containers)))
 
 
 _UNCALLED_HOOK = LazyPattern(r'failed calling webhook "(?P<hook>[^"]*)"')

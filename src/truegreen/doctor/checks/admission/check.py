@@ -65,7 +65,7 @@ from truegreen.doctor.checks.admission.words import (
 )
 from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.knowledge.evidence import Cause, refusals, uncalled_hook
+from truegreen.doctor.knowledge.evidence import Cause, refusals, uncalled_hook, unstated_sizes
 from truegreen.doctor.knowledge.reports import quoted
 from truegreen.doctor.knowledge.stored_pod import (
     job_priority,
@@ -727,6 +727,13 @@ _CAUSE_WORDS: dict[Cause, tuple[str, str]] = {
         "they would go over a usage limit of the environment",
         "Free some of the limit, raise it, or ask for less ({command} shows the limits)",
     ),
+    Cause.QUOTA_NEEDS_SIZES: (
+        # As quota-needs-sizes says it where the quota itself is read.
+        "the usage limit {quota} requires every program to state its {sizes}, and {containers} "
+        "doesn't",
+        "Set {sizes} for {programs} in the training job's settings, or give this environment "
+        "default sizes ({command} shows the limits)",
+    ),
     Cause.LIMIT_RANGE: (
         "they are outside the sizes the environment allows one program",
         "Size the job's programs within the environment's limits ({command} shows them)",
@@ -760,8 +767,24 @@ _CAUSE_WORDS: dict[Cause, tuple[str, str]] = {
 }
 _COMMANDS = {
     Cause.QUOTA: ("describe", "resourcequotas"),
+    Cause.QUOTA_NEEDS_SIZES: ("describe", "resourcequotas"),
     Cause.LIMIT_RANGE: ("describe", "limitranges"),
 }
+
+
+def _cause_fields(message: str) -> dict[str, str]:
+    """What a cause's words name, read from the server's `message`: the hook it could not call,
+    the quota and the sizes it requires, and which programs do not state them (where the words
+    name none, as before Kubernetes named them: "one of them", "every program")."""
+    sizes = unstated_sizes(message)
+    named = ", ".join(f"'{c}'" for c in sizes.containers) if sizes is not None else ""
+    return {
+        "hook": f"'{uncalled_hook(message)}'",
+        "quota": f"'{sizes.quota}'" if sizes is not None else "",
+        "sizes": " and ".join(sizes.sizes) if sizes is not None else "",
+        "containers": named or "one of them",
+        "programs": named or "every program",
+    }
 
 
 def _refused_creates(env: Environment) -> list[Finding]:
@@ -795,8 +818,8 @@ def _refused_creates(env: Environment) -> list[Finding]:
                 *(described or _COMMANDS.get(newest.cause, ("describe", "events")))
             )
         )
-        hook = f"'{uncalled_hook(newest.message)}'"
-        cause = cause.format(message=quoted(newest.message), hook=hook)
+        fields = _cause_fields(newest.message)
+        cause = cause.format(message=quoted(newest.message), **fields)
         found.append(
             SAY.finding(
                 Status.FAIL,
@@ -809,7 +832,7 @@ def _refused_creates(env: Environment) -> list[Finding]:
                 objects=[job.ref],
                 job=f"'{job.name}'",
                 cause=cause,
-                todo=todo.format(command=command, hook=hook),
+                todo=todo.format(command=command, **fields),
             )
         )
     return found
