@@ -35,6 +35,15 @@ EXPECTED: dict[str, tuple[int, list[tuple[str, str, str, str, str | None]]]] = {
         [("readiness-missing-no-port", INFO, "Deployment/worker", "", "worker")],
     ),
     "lenient-liveness.yaml": (0, []),
+    # the same GPU server, its Service in a file beside it: still a server with no readiness
+    # probe, never training work with a liveness probe
+    "vllm-split-files": (
+        2,
+        [
+            ("probe-port-unlisted", W, "Deployment/mistral-7b", "", "mistral-7b"),
+            ("readiness-missing", E, "Deployment/mistral-7b", "", "mistral-7b"),
+        ],
+    ),
     # GPUs and no containerPort, but a Service routes to it: a server, not training
     "vllm-serving.yaml": (
         0,
@@ -206,3 +215,16 @@ def test_a_service_meets_only_workloads_of_its_own_source() -> None:
     )
     one = run_cli("lint", "-", "-o", "json", stdin=merged).json()["findings"]
     assert [f["rule"] for f in one] == ["readiness-missing"]
+
+
+def test_a_service_meets_the_workloads_of_files_beside_it() -> None:
+    """`kubectl apply -f DIR/` applies a folder's files together, into one namespace: a Service
+    in service.yaml selects the Deployment in deployment.yaml beside it, whether the folder or
+    its files are named."""
+    folder = CORPUS / "vllm-split-files"
+    named = run_cli(
+        "lint", str(folder / "deployment.yaml"), str(folder / "service.yaml"), "-o", "json"
+    ).json()["findings"]
+    errors = [f for f in named if f["severity"] == E]
+    assert [(f["rule"], f["container"]) for f in errors] == [("readiness-missing", "mistral-7b")]
+    assert "Service mistral-7b routes to it" in errors[0]["message"]

@@ -84,6 +84,16 @@ def rules_markdown() -> str:
         "a finding of its own and silences nothing with it; the config file's own `ignore` "
         "entries still apply.",
         "",
+        "A Service routes to the workloads its selector matches in its namespace. When neither "
+        "names a namespace (as `helm template` renders most, and as folders applied with "
+        "`kubectl apply -f DIR/` leave it to the context), they meet only when they come from "
+        "the same source: the same folder of files (a Service in service.yaml routes to the "
+        "Deployment in deployment.yaml beside it, whether the folder or the files are named), "
+        "the same kustomization, the same chart rendered on stdin, or stdin. Two repositories "
+        "linted in one run stay apart; a Service in another folder than its workload is not "
+        "seen. kube-linter groups files by folder the same way "
+        "(pkg/lintcontext/create_contexts.go, CreateContexts).",
+        "",
         *_kinds_section(),
         *_training_section(),
     ]
@@ -191,8 +201,9 @@ def _training_section() -> list[str]:
         "- it asks for GPUs ("
         + ", ".join(f"`{name}`" for name in ACCELERATORS)
         + ", `nvidia.com/mig-*`) and serves no port: it lists none, its readinessProbe targets "
-        "none, and no Service in the input routes to it (the EndpointSlice controller resolves a "
-        "numeric targetPort with no containerPort listed: pkg/api/v1/pod/util.go FindPort).",
+        "none, and no Service of the same source routes to it (the EndpointSlice controller "
+        "resolves a numeric targetPort with no containerPort listed: pkg/api/v1/pod/util.go "
+        "FindPort).",
         "",
         f"With the annotation, it alone decides, on any kind: the containers it names keep work "
         f'running and no others (`{KEEP_RUNNING}: ""` names none). The finding says which '

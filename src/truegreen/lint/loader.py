@@ -66,8 +66,8 @@ class Manifest(Struct, frozen=True):
     offset: int = 0
     """Subtracted from every line: a helm `# Source:` document counts from its comment."""
     source: str = ""
-    """What the object came with (its file, chart or kustomization): Services without a
-    namespace select only workloads of the same source."""
+    """What the object came with (the folder of its file, its chart or kustomization, or
+    stdin): Services without a namespace select only workloads of the same source."""
     rendered: bool = False
     """The object is a document `helm template` rendered: `file` names its template, and lines
     count in the rendered document, not in the template."""
@@ -264,7 +264,18 @@ def load_file(
     read = read_file(Path(file), limits)
     if isinstance(read, Refusal):
         return Loaded((BadInput(UNREADABLE_FILE.id, file, None, f"cannot be read: {read.detail}"),))
-    return Loaded(tuple(_load_text(file, read, limits, [], file)))
+    return Loaded(tuple(_load_text(file, read, limits, [], _folder_source(file))))
+
+
+def _folder_source(file: str) -> str:
+    """The source of a plain file's objects: its folder (`dir`, `./dir` and its absolute path
+    are one; a string operation, cheap on a large folder's every file). `kubectl apply -f
+    DIR/` applies a folder's files together, into one namespace when they name none, so a
+    Service in service.yaml selects the Deployment in deployment.yaml beside it; files of
+    other folders (another repository linted in the same run) stay apart. kube-linter groups
+    files the same way (pkg/lintcontext/create_contexts.go, CreateContexts: one context per
+    folder)."""
+    return os.path.abspath(os.path.dirname(file) or os.curdir)
 
 
 def load_text(

@@ -22,7 +22,7 @@ class ServiceModel(Struct, frozen=True):
     DNS name elsewhere): it then selects nothing."""
     target_ports: tuple[Port, ...]
     source: str = ""
-    """The file, chart or kustomization it came from."""
+    """The folder of files, chart or kustomization it came from."""
 
     @classmethod
     def parse(cls, obj: Mapping[str, Any], source: str = "") -> "ServiceModel":
@@ -54,8 +54,9 @@ class ServiceModel(Struct, frozen=True):
         """Every selector key matches the pod template's labels, in the same namespace.
 
         When neither names a namespace (as `helm template` often renders them), they meet only
-        when they come from the same source: the same file, chart or kustomization. One that
-        names a namespace is compared with one that does not by labels alone.
+        when they come from the same source: the same folder of files, chart or kustomization
+        (Manifest.source). One that names a namespace is compared with one that does not by
+        labels alone.
         """
         if not self.selector:
             return False

@@ -3,7 +3,7 @@
 Third-party manifests carry no `truegreen.io/*` annotations, so a container counts as training
 work when its command runs a distributed launcher, when its env carries the rendezvous variables
 those launchers and the training operators set, or when it asks for GPUs and serves no port (it
-lists none, its readinessProbe targets none and no Service routes to it).
+lists none, its readinessProbe targets none and no Service of the same source routes to it).
 Each signal is named in the finding, so a reader can see why lint thought so.
 """
 

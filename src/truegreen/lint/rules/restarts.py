@@ -80,7 +80,7 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
         "declared by truegreen.io/keep-running, or recognised from the kind (a Job, JobSet, "
         "Kubeflow or Ray job) and from the container: a distributed launcher in its command, "
         "torch.distributed's env, or GPUs asked for with no port served (none listed, none that "
-        "its readinessProbe targets, and no Service routing to it)."
+        "its readinessProbe targets, and no Service of the same source routing to it)."
     ),
     fix=(
         "Remove the livenessProbe and startupProbe from this container and keep a readinessProbe: "
@@ -92,7 +92,7 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
     reads="Every container's liveness and startup probes; the truegreen.io/keep-running "
     "annotation (on the object or its pod template), which decides alone when present; else "
     "the kind, then the main container's command, args, env, GPU requests, ports and "
-    "readinessProbe, and the Services in the input that route to it.",
+    "readinessProbe, and the Services of the same source that route to it.",
     limits="A launcher hidden in a script file the image holds, or env set by envFrom, is not "
     "seen. A liveness probe an operator adds itself (KubeRay's, when none is set) is not in "
     "the manifest and not reported. A probe that never runs (probe-cannot-pass) restarts "
