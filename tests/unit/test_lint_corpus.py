@@ -30,6 +30,7 @@ EXPECTED: dict[str, tuple[int, list[tuple[str, str, str, str, str | None]]]] = {
     "fluent-bit-values.yaml": (3, []),
     "gpu-driver-daemonset.yaml": (0, []),
     "knative-service.yaml": (0, []),
+    "knative-gpu-service.yaml": (0, []),  # Knative gives it a port: a server, not training
     "two-repositories": (
         0,
         [("readiness-missing-no-port", INFO, "Deployment/worker", "", "worker")],

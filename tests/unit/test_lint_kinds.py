@@ -246,22 +246,38 @@ def test_a_leader_worker_set_has_a_leader_and_workers_labelled_with_its_name() -
 
 
 @pytest.mark.parametrize(
-    ("containers", "ready"),
+    ("containers", "ready", "ports"),
     [
-        ([{"image": "x"}], ("user-container",)),
-        ([{"name": "app"}, {"name": "log"}], ()),
-        ([{"name": "app", "ports": [{"containerPort": 8080}]}, {"name": "log"}], ("app",)),
+        ([{"image": "x"}], ("user-container",), (("user-container", "user-port", 8080),)),
+        ([{"name": "app"}, {"name": "log"}], (), ()),
+        ([{"name": "app", "ports": [{"containerPort": 8000}]}, {"name": "log"}], ("app",), ()),
     ],
 )
-def test_knative_probes_its_serving_container(
-    containers: list[Obj], ready: tuple[str, ...]
+def test_knative_probes_serves_and_routes_to_its_serving_container(
+    containers: list[Obj], ready: tuple[str, ...], ports: tuple[tuple[str, str, int], ...]
 ) -> None:
+    """The serving container (the only one, or the one with ports) gets Knative's readiness
+    probe, its `user-port` (8080 when it lists none) and all the traffic: deploy.go
+    BuildUserContainers, makeServingContainer."""
     obj: Obj = {"apiVersion": "serving.knative.dev/v1", "kind": "Service"}
     obj["metadata"] = {"name": "hello"}
     obj["spec"] = {"template": {"spec": {"containers": containers}}}
     (template,) = templates(obj)
     assert (template.ready_by_controller, template.controller) == (ready, "Knative")
+    assert (template.ports_by_controller, template.routed_by_controller) == (ports, ready)
     assert dict(template.labels) == {"serving.knative.dev/service": "hello"}
+
+
+def test_a_knative_gpu_server_is_no_training_work_unless_it_runs_a_launcher() -> None:
+    gpu = {"resources": {"limits": {"nvidia.com/gpu": 1}}}
+    obj: Obj = {"apiVersion": "serving.knative.dev/v1", "kind": "Service"}
+    obj["spec"] = {"template": {"spec": {"containers": [{"image": "x", **gpu}]}}}
+    (model,) = workload_models(obj) or ()
+    (server,) = model.containers
+    assert (server.training, server.resolve("user-port")) == (None, 8080)
+    obj["spec"]["template"]["spec"]["containers"][0]["command"] = ["torchrun", "t.py"]
+    (model,) = workload_models(obj) or ()
+    assert model.containers[0].training == "its command runs torchrun"
 
 
 def test_an_app_wrapper_is_understood_through_its_components() -> None:

@@ -138,7 +138,9 @@ _KIND_NOTES = {
     "the submitter",
     ("ray.io", "RayService"): "its cluster's groups, probes and ports as for RayCluster",
     ("serving.knative.dev", "Service"): "its revision template; Knative's queue-proxy gives the "
-    "serving container a readiness probe when it has none",
+    "serving container (the only one, or the one with ports) a readiness probe when it has "
+    "none and sends it every request, on its `user-port` (8080 when it lists none: "
+    "pkg/reconciler/revision/resources/deploy.go makeServingContainer), so it serves a port",
     ("serving.knative.dev", "Configuration"): "as a Knative Service",
     ("workload.codeflare.dev", "AppWrapper"): "each component's object, when lint understands "
     "every one of them",
@@ -201,9 +203,10 @@ def _training_section() -> list[str]:
         "- it asks for GPUs ("
         + ", ".join(f"`{name}`" for name in ACCELERATORS)
         + ", `nvidia.com/mig-*`) and serves no port: it lists none, its readinessProbe targets "
-        "none, and no Service of the same source routes to it (the EndpointSlice controller "
+        "none, no Service of the same source routes to it (the EndpointSlice controller "
         "resolves a numeric targetPort with no containerPort listed: pkg/api/v1/pod/util.go "
-        "FindPort).",
+        "FindPort), and its controller sends it no traffic (Knative's serving container always "
+        "serves one).",
         "",
         f"With the annotation, it alone decides, on any kind: the containers it names keep work "
         f'running and no others (`{KEEP_RUNNING}: ""` names none). The finding says which '

@@ -43,6 +43,9 @@ class PodTemplate(Struct, frozen=True):
     """Containers the controller gives a liveness probe when they have none."""
     ports_by_controller: tuple[tuple[str, str, int], ...] = ()
     """(container, port name, number): ports the controller declares when that name is not."""
+    routed_by_controller: tuple[str, ...] = ()
+    """Containers the controller itself sends traffic to (Knative's queue-proxy): they serve a
+    port whatever their spec lists, so GPUs alone do not make them training work."""
     controller: str = ""
     """Who adds those probes, for the messages (`KubeRay`, `Knative`)."""
     not_objects: tuple[tuple[str, object], ...] = ()
@@ -317,25 +320,40 @@ def _leader_worker_set(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
     yield from _template({"template": worker}, Work.ROLLED_OUT, role=role, labels=labels)
 
 
+_KNATIVE_USER_PORT = ("user-port", 8080)
+"""The port Knative declares on the serving container, numbered as its first declared port or
+8080 (knative/serving pkg/reconciler/revision/resources/deploy.go makeServingContainer,
+getUserPort, buildContainerPorts; pkg/apis/serving/v1/revision_helpers.go DefaultUserPort,
+UserPortName)."""
+
+
 def _knative(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
     """serving.knative.dev Service and Configuration: spec.template is a revision's template.
-    Knative gives the serving container (the only one, or each one with ports) a TCP readiness
-    probe when it has none, run by its queue-proxy (pkg/apis/serving/v1/revision_defaults.go,
-    applyProbes); an unnamed container is `user-container`."""
+    Knative's serving container is the only one, or each one with ports
+    (pkg/reconciler/revision/resources/deploy.go BuildUserContainers). It gives that container
+    a TCP readiness probe when it has none, run by its queue-proxy
+    (pkg/apis/serving/v1/revision_defaults.go, applyProbes), declares its `user-port`
+    (_KNATIVE_USER_PORT: 8080 when it lists none) and routes every request there; an unnamed
+    container is `user-container`."""
     template = _mapping(_spec(obj).get("template"))
     spec = _mapping(template.get("spec"))
     containers = [_mapping(c) for c in _sequence(spec.get("containers"))]
-    serving = tuple(
-        str(c.get("name") or "user-container")
+    serving = [
+        (str(c.get("name") or "user-container"), bool(_sequence(c.get("ports"))))
         for c in containers
         if len(containers) == 1 or _sequence(c.get("ports"))
-    )
+    ]
     labels = {"serving.knative.dev/service": _name(obj)} if obj.get("kind") == "Service" else {}
     yield from _template(
         {"template": template},
         Work.LONG_RUNNING,
         labels=labels,
-        ready_by_controller=serving,
+        ready_by_controller=tuple(name for name, _ in serving),
+        # a listed port already serves; one listing none gets the default
+        ports_by_controller=tuple(
+            (name, *_KNATIVE_USER_PORT) for name, listed in serving if not listed
+        ),
+        routed_by_controller=tuple(name for name, _ in serving),
         controller="Knative",
     )
 
@@ -357,6 +375,7 @@ def _app_wrapper(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
                 ready_by_controller=template.ready_by_controller,
                 restarted_by_controller=template.restarted_by_controller,
                 ports_by_controller=template.ports_by_controller,
+                routed_by_controller=template.routed_by_controller,
                 controller=template.controller,
             )
 

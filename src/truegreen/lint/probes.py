@@ -558,10 +558,14 @@ def _model(obj: Mapping[str, Any], template: PodTemplate) -> WorkloadModel:
             for owner, name, number in template.ports_by_controller
             if owner == model.name and not model.declares(name)
         )
+        # A container its controller sends traffic to serves a port, listed or not: only the
+        # signals that hold for a server (a launcher, torch.distributed's env) make it training.
+        routed = model.name in template.routed_by_controller
         containers.append(
             replace(
                 model,
                 ports=model.ports + added,
+                training=model.training_when_routed if routed else model.training,
                 ready_by_controller=model.name in template.ready_by_controller,
                 restarted_by_controller=model.name in template.restarted_by_controller,
             )

@@ -80,7 +80,8 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
         "declared by truegreen.io/keep-running, or recognised from the kind (a Job, JobSet, "
         "Kubeflow or Ray job) and from the container: a distributed launcher in its command, "
         "torch.distributed's env, or GPUs asked for with no port served (none listed, none that "
-        "its readinessProbe targets, and no Service of the same source routing to it)."
+        "its readinessProbe targets, no Service of the same source routing to it, and not "
+        "Knative's serving container)."
     ),
     fix=(
         "Remove the livenessProbe and startupProbe from this container and keep a readinessProbe: "
