@@ -77,6 +77,11 @@ EXPECTED: dict[str, tuple[int, list[tuple[str, str, str, str, str | None]]]] = {
             ),
         ],
     ),
+    # a startup probe that cannot fail restarts nothing: only its own warning
+    "jobset-depends-on.yaml": (
+        0,
+        [("probe-cannot-fail", W, "JobSet/depends-on", "launcher", "launcher")],
+    ),
     "appwrapper.yaml": (
         2,
         [

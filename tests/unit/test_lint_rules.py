@@ -194,6 +194,32 @@ def test_a_restart_probe_that_never_runs_restarts_nothing(probe: str) -> None:
     assert found == [("probe-cannot-pass", "app")]
 
 
+def test_a_startup_probe_that_cannot_fail_restarts_nothing() -> None:
+    """`echo started` passes at its first try and a startup probe stops there, before the work
+    has any progress to lose (kubernetes-sigs/jobset's depends-on example): probe-cannot-fail
+    alone says it checks nothing."""
+    container = server(readinessProbe=TCP, startupProbe={"exec": {"command": ["echo", "ok"]}})
+    found = hits(workload("Job", container))
+    assert found == [("probe-cannot-fail", "app")]
+
+
+def test_a_liveness_probe_that_cannot_fail_still_kills_the_work_when_it_times_out() -> None:
+    """A liveness probe runs for the container's whole life, and the kubelet counts an exec
+    that does not answer within timeoutSeconds as a failure (pkg/probe/exec/errors.go
+    TimeoutError; ExecProbeTimeout, on since 1.20): on a busy machine it kills the work."""
+    container = server(readinessProbe=TCP, livenessProbe={"exec": {"command": ["echo", "ok"]}})
+    model = workload_model(workload("Job", container))
+    assert model is not None
+    found = {rule.id: hit.message for rule, hit in evaluate(model, Context({}))}
+    assert set(found) == {"probe-cannot-fail", "restart-probe-on-keep-running"}
+    assert found["restart-probe-on-keep-running"] == (
+        "container app runs work that a restart would kill (the workload is a Job) but has a "
+        "livenessProbe: its command always succeeds, but a try that takes over 1 s "
+        "(timeoutSeconds) fails, as on a busy machine, and 3 in a row kill the container and "
+        "the work in it."
+    )
+
+
 def test_keep_running_on_the_pod_template_counts_too() -> None:
     obj = workload("Deployment", server(readinessProbe=TCP, livenessProbe=ALIVE))
     obj["spec"]["template"]["metadata"]["annotations"] = {"truegreen.io/keep-running": "app"}
@@ -679,8 +705,8 @@ def test_each_hit_names_the_probe_it_is_about() -> None:
     job = workload(
         "Job",
         server(
-            startupProbe={"exec": {"command": ["true"]}},
-            livenessProbe={"tcpSocket": {"port": "admin"}},
+            startupProbe={"tcpSocket": {"port": "admin"}},
+            livenessProbe={"exec": {"command": ["true"]}},
             readinessProbe={"exec": {"command": ["exit", "0"]}},
         ),
     )
@@ -699,9 +725,9 @@ def test_each_hit_names_the_probe_it_is_about() -> None:
         assert model is not None
         about += [(rule.id, hit.probe) for rule, hit in evaluate(model, Context())]
     assert sorted(about) == [
-        ("probe-cannot-fail", "startupProbe"),
+        ("probe-cannot-fail", "livenessProbe"),
         ("probe-cannot-pass", "readinessProbe"),
-        ("probe-port-undeclared", "livenessProbe"),
+        ("probe-port-undeclared", "startupProbe"),
         ("probe-port-unlisted", "readinessProbe"),
         ("probe-targets-disabled-server", ""),  # the port the container declares
         ("probe-targets-disabled-server", "livenessProbe"),

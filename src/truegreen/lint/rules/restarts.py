@@ -14,10 +14,29 @@ def _keep_running(workload: WorkloadModel, context: Context) -> Iterator[RuleHit
             continue
         for probe in container.probes:
             # A probe that never runs (a shell's own command without a shell) never fails, so
-            # it never restarts anything: probe-cannot-pass says what is wrong with it.
-            if probe.kind.restarts_container and not probe.cannot_pass:
+            # it never restarts anything: probe-cannot-pass says what is wrong with it. A
+            # startup probe that cannot fail passes at its first try and stops there (the
+            # kubelet runs it only until the container has started), before the work has any
+            # progress to lose: probe-cannot-fail alone says it checks nothing.
+            if probe.cannot_pass or (probe.kind is ProbeKind.STARTUP and probe.cannot_fail):
+                continue
+            if probe.kind.restarts_container:
                 message = _restart_message(workload, container, probe, reason)
                 yield RuleHit(container.name, message, probe=probe.kind)
+
+
+def _kills(probe: Probe) -> str:
+    """How the probe kills the container. One whose command always succeeds still fails when
+    the command does not answer within timeoutSeconds: the kubelet counts an exec timeout as a
+    failure (pkg/probe/exec/errors.go TimeoutError; the ExecProbeTimeout gate, on since 1.20),
+    and a liveness probe keeps trying for the container's whole life."""
+    if probe.cannot_fail:
+        return (
+            f"its command always succeeds, but a try that takes over {probe.timeout} s "
+            f"(timeoutSeconds) fails, as on a busy machine, and {probe.failures} in a row kill "
+            "the container"
+        )
+    return "when it fails the kubelet kills the container"
 
 
 def _restart_message(
@@ -25,8 +44,8 @@ def _restart_message(
 ) -> str:
     if workload.intent.keep_running is not None:
         return (
-            f"container {container.name} is declared keep-running but has a {probe.kind}: when it "
-            "fails the kubelet kills the container and the work it keeps running."
+            f"container {container.name} is declared keep-running but has a {probe.kind}: "
+            f"{_kills(probe)} and the work it keeps running."
         )
     added = (
         f" ({workload.controller} adds its own liveness check of the Ray node when none is set)"
@@ -35,8 +54,7 @@ def _restart_message(
     )
     return (
         f"container {container.name} runs work that a restart would kill ({reason}) but has a "
-        f"{probe.kind}: when it fails the kubelet kills the container and the work in it"
-        f"{added}."
+        f"{probe.kind}: {_kills(probe)} and the work in it{added}."
     )
 
 
@@ -97,7 +115,11 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
     limits="A launcher hidden in a script file the image holds, or env set by envFrom, is not "
     "seen. A liveness probe an operator adds itself (KubeRay's, when none is set) is not in "
     "the manifest and not reported. A probe that never runs (probe-cannot-pass) restarts "
-    "nothing and is left to that rule.",
+    "nothing and is left to that rule, and so is a startup probe that cannot fail "
+    "(probe-cannot-fail): it passes at its first try and stops, before there is work to lose. "
+    "A liveness probe that cannot fail is still reported: the kubelet counts a try that takes "
+    "over timeoutSeconds as a failure (pkg/probe/exec/errors.go TimeoutError), so on a busy "
+    "machine it kills the work.",
 )
 
 LIVENESS_SAME_AS_READINESS = Rule(
