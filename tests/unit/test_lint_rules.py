@@ -765,6 +765,22 @@ def test_a_field_kubernetes_does_not_know_is_an_error(fields: Obj, path: str) ->
     assert unknown == [path]
 
 
+def test_a_regular_init_container_s_unknown_fields_are_errors_too() -> None:
+    """The API server validates every initContainers entry as a Container (strict validation
+    refuses `spec.template.spec.initContainers[0].comand`); leniently it drops the field and
+    the init container runs its image's own command."""
+    init = {"name": "fetch", "image": "busybox", "comand": ["wget"], "volumeMount": []}
+    model = workload_model(workload("Job", server(port=None), init=[init]))
+    assert model is not None
+    unknown = [
+        (hit.container, hit.values["field"])
+        for rule, hit in evaluate(model, Context())
+        if rule.id == "unknown-field"
+    ]
+    assert unknown == [("fetch", "comand"), ("fetch", "volumeMount")]
+    assert [c.name for c in model.containers] == ["app"], "no probe rule reads it"
+
+
 def test_every_field_a_container_may_have_is_known() -> None:
     from truegreen.lint.probes import CONTAINER_FIELDS, PROBE_FIELDS
 

@@ -503,6 +503,10 @@ class WorkloadModel(Struct, frozen=True):
     """The pod spec the model was read from, to find a container's line."""
     wrong_types: tuple[WrongType, ...] = ()
     """Fields of the pod spec whose values the API server cannot decode."""
+    init_unknown: tuple[tuple[str, UnknownField], ...] = ()
+    """(container, field): the unknown fields of the regular init containers. No probe rule
+    reads those containers (they run to completion before the others start), but the API
+    server validates each as a Container, as it does the rest."""
 
     @property
     def is_batch(self) -> bool:
@@ -595,5 +599,11 @@ def _model(obj: Mapping[str, Any], template: PodTemplate) -> WorkloadModel:
         wrong_types=(
             *(not_an_object(path, value) for path, value in template.not_objects),
             *wrong_types(spec),
+        ),
+        init_unknown=tuple(
+            (str(entry.get("name") or ""), unknown)
+            for entry in _sequence(spec.get("initContainers"))
+            if isinstance(entry, Mapping) and entry.get("restartPolicy") != "Always"
+            for unknown in unknown_fields(entry)
         ),
     )

@@ -15,15 +15,15 @@ from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
 
 
 def _unknown_field(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
-    for container in workload.containers:
-        for unknown in container.unknown:
-            meant = f" (did you mean {unknown.suggestion}?)" if unknown.suggestion else ""
-            yield RuleHit(
-                container.name,
-                f"container {container.name} has a field {unknown.path}, which Kubernetes does "
-                f"not know{meant}: the API server refuses the object, or drops the field.",
-                {"field": unknown.path},
-            )
+    found = [(c.name, unknown) for c in workload.containers for unknown in c.unknown]
+    for name, unknown in [*found, *workload.init_unknown]:
+        meant = f" (did you mean {unknown.suggestion}?)" if unknown.suggestion else ""
+        yield RuleHit(
+            name,
+            f"container {name} has a field {unknown.path}, which Kubernetes does "
+            f"not know{meant}: the API server refuses the object, or drops the field.",
+            {"field": unknown.path},
+        )
 
 
 UNKNOWN_FIELD = Rule(
@@ -38,8 +38,9 @@ UNKNOWN_FIELD = Rule(
     fix="Spell the field as the Kubernetes API does (the finding suggests the closest one), or "
     "remove it.",
     check=_unknown_field,
-    reads="The keys of each container, its probes, their handlers (exec, httpGet, tcpSocket, "
-    "grpc) and its ports, against k8s.io/api core/v1.",
+    reads="The keys of each container (main, sidecar and regular init containers alike), its "
+    "probes, their handlers (exec, httpGet, tcpSocket, grpc) and its ports, against "
+    "k8s.io/api core/v1.",
     limits="Fields newer than the API lint knows are reported as unknown; other parts of the "
     "pod spec are not checked.",
 )
