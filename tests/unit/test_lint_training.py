@@ -46,6 +46,40 @@ def test_a_launcher_in_the_command_is_found(words: list[str], found: str) -> Non
 
 
 @pytest.mark.parametrize(
+    ("words", "found"),
+    [
+        # a word after a shell keyword is a command (POSIX 2.9.4 compound commands, 2.9.2 `!`)
+        (["bash", "-c", "for i in 1 2; do torchrun t.py; done"], "torchrun"),
+        (["bash", "-c", "until torchrun t.py; do sleep 5; done"], "torchrun"),
+        (["sh", "-c", "if [ -f x ]; then torchrun t.py; fi"], "torchrun"),
+        (["sh", "-c", "if [ -f x ]; then :; else deepspeed t.py; fi"], "deepspeed"),
+        (["sh", "-c", "while ! torchrun t.py; do sleep 1; done"], "torchrun"),
+        (["bash", "-c", "{ torchrun t.py; }"], "torchrun"),
+        # wrappers that run their operand as the command, with their options
+        (["bash", "-c", "timeout 36000 torchrun t.py"], "torchrun"),
+        (["timeout", "-k", "30", "--signal=INT", "10h", "torchrun", "t.py"], "torchrun"),
+        (["/usr/bin/env", "accelerate", "launch", "t.py"], "accelerate launch"),
+        (["env", "-u", "X", "-i", "torchrun", "t.py"], "torchrun"),
+        (["env", "-C", "/w", "--", "torchrun", "t.py"], "torchrun"),
+        (["nice", "-n", "5", "mpirun", "-np", "2", "t"], "mpirun"),
+        (["tini", "-g", "--", "torchrun", "t.py"], "torchrun"),
+        (["/usr/bin/dumb-init", "--", "deepspeed", "t.py"], "deepspeed"),
+        (["sh", "-c", "exec -a trainer torchrun t.py"], "torchrun"),
+        # python's `-mMODULE`, the option and its value in one word
+        (["python", "-mtorch.distributed.run", "t.py"], "python -m torch.distributed.run"),
+        (
+            ["python3", "-u", "-mtorch.distributed.launch", "t.py"],
+            "python -m torch.distributed.launch",
+        ),
+    ],
+)
+def test_a_launcher_after_shell_keywords_and_wrappers_is_found(
+    words: list[str], found: str
+) -> None:
+    assert launcher(words) == found
+
+
+@pytest.mark.parametrize(
     "words",
     [
         ["python", "serve.py", "--torchrun"],
@@ -55,6 +89,11 @@ def test_a_launcher_in_the_command_is_found(words: list[str], found: str) -> Non
         ["python", "-m", "torch.distributed.elastic"],
         ["python", "-m"],
         ["python", "train.py", "-c", "torchrun x"],  # -c of a program that is no shell
+        ["sh", "-c", "for torchrun in a b; do echo $torchrun; done"],  # a loop's variable
+        ["timeout", "torchrun"],  # the duration, then no command
+        ["env", "-u", "torchrun", "python", "t.py"],  # the name -u unsets
+        ["sh", "-c", "echo do torchrun"],  # `do` as an argument is no keyword
+        ["python", "-mtorch.distributed.elastic"],
         [],
     ],
 )

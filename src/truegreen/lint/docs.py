@@ -4,7 +4,14 @@ from truegreen.lint.kinds import NO_PODS, WORKLOADS
 from truegreen.lint.probes import DISABLED_BY, IGNORE, KEEP_RUNNING
 from truegreen.lint.rules import RULES, RuleInfo
 from truegreen.lint.rules.inputs import INPUT_RULES
-from truegreen.lint.training import ACCELERATORS, DISTRIBUTED_ENV, LAUNCHERS, PYTHON_MODULES
+from truegreen.lint.training import (
+    ACCELERATORS,
+    DISTRIBUTED_ENV,
+    LAUNCHERS,
+    PYTHON_MODULES,
+    SHELL_KEYWORDS,
+    WRAPPERS,
+)
 
 _EXAMPLES = {
     "readiness-missing": "a Deployment whose container declares `containerPort: 8080` (or is the "
@@ -198,7 +205,11 @@ def _training_section() -> list[str]:
         + ", ".join(f"`{name}`" for name in LAUNCHERS)
         + ", `accelerate launch`, "
         + ", ".join(f"`python -m {module}`" for module in PYTHON_MODULES)
-        + " (also inside `sh -c` scripts, after `exec`, `env` or `VAR=value`);",
+        + " (also inside `sh -c` scripts, and after `VAR=value`, the shell keywords "
+        + ", ".join(f"`{word}`" for word in SHELL_KEYWORDS)
+        + " and the programs that run the command after them, with their options: "
+        + ", ".join(f"`{name}`" for name in WRAPPERS)
+        + "; `python -mMODULE` too);",
         "- its env sets " + ", ".join(f"`{name}`" for name in DISTRIBUTED_ENV) + ";",
         "- it asks for GPUs ("
         + ", ".join(f"`{name}`" for name in ACCELERATORS)

@@ -23,7 +23,25 @@ ACCELERATORS = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/i915", "gpu.inte
 """Device-plugin resources of GPUs; `nvidia.com/mig-*` slices count too."""
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "(", ")"})
-_PREFIXES = frozenset({"exec", "env", "nohup", "time", "command", "srun"})
+SHELL_KEYWORDS = ("!", "{", "if", "then", "elif", "else", "while", "until", "do")
+"""Reserved words after which the next word is a command (POSIX Shell Command Language 2.4,
+2.9.2 `!`, 2.9.4 compound commands). `for` and `case` are not among them: a name follows."""
+WRAPPERS: Mapping[str, tuple[frozenset[str], int]] = {
+    "exec": (frozenset({"-a"}), 0),
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir", "-a", "--argv0"}), 0),
+    "command": (frozenset(), 0),
+    "time": (frozenset(), 0),
+    "nohup": (frozenset(), 0),
+    "nice": (frozenset({"-n", "--adjustment"}), 0),
+    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
+    "tini": (frozenset({"-p", "-e"}), 0),
+    "dumb-init": (frozenset({"-r", "--rewrite"}), 0),
+    "srun": (frozenset(), 0),
+}
+"""Programs (and shell built-ins) that run the command after them: name -> (their options that
+take the next word as a value, the operands before the command: timeout's duration). Their
+other options (`-i`, `--`, `--signal=INT`) are words that start with `-` (GNU coreutils env,
+nice, timeout; krallin/tini; Yelp/dumb-init; POSIX exec, command, time)."""
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -64,16 +82,48 @@ def _script_commands(script: str) -> list[list[str]]:
     return [command for command in commands if command]
 
 
+def _command(words: Sequence[str]) -> Sequence[str]:
+    """The command a simple command runs, and its arguments: shell keywords, `VAR=value`
+    assignments and wrappers (with their options) skipped; empty when there is none."""
+    position, wrapped = 0, False
+    while position < len(words):
+        word = words[position]
+        if (word in SHELL_KEYWORDS and not wrapped) or ("=" in word and not word.startswith("-")):
+            position += 1  # `then torchrun`, `VAR=x torchrun`, `env OMP=1 accelerate launch`
+            continue
+        wrapper = WRAPPERS.get(word.rpartition("/")[2])
+        if wrapper is None:
+            return words[position:]
+        takes_value, operands = wrapper
+        position, wrapped = position + 1, True  # after a wrapper a keyword is a program's name
+        while position < len(words) and words[position].startswith("-"):
+            option = words[position]
+            position += 2 if option in takes_value else 1
+            if option == "--":
+                break
+        position += operands
+    return ()
+
+
+def _python_module(command: Sequence[str]) -> str | None:
+    """The launcher module `python -m MODULE` (or `-mMODULE`) runs, if any."""
+    for position, word in enumerate(command[1:], 1):
+        if word == "-m":
+            module = command[position + 1] if position + 1 < len(command) else ""
+        elif word.startswith("-m"):
+            module = word[2:]
+        else:
+            continue
+        if module in PYTHON_MODULES:
+            return module
+    return None
+
+
 def launcher(words: Sequence[str]) -> str | None:
     """The distributed launcher a command line starts, if any (`torchrun`, `accelerate
     launch`, `python -m torch.distributed.run`)."""
     for words_of_one in _commands(words):
-        start = 0
-        while start < len(words_of_one) and (
-            "=" in words_of_one[start] or words_of_one[start] in _PREFIXES
-        ):
-            start += 1  # `VAR=x torchrun`, `exec mpirun`
-        command = words_of_one[start:]
+        command = _command(words_of_one)
         if not command:
             continue
         name = command[0].rpartition("/")[2]
@@ -82,9 +132,9 @@ def launcher(words: Sequence[str]) -> str | None:
         if name == "accelerate" and command[1:2] == ["launch"]:
             return "accelerate launch"
         if name.startswith("python"):
-            for position, word in enumerate(command[1:-1], 1):
-                if word == "-m" and command[position + 1] in PYTHON_MODULES:
-                    return f"python -m {command[position + 1]}"
+            module = _python_module(command)
+            if module is not None:
+                return f"python -m {module}"
     return None
 
 
