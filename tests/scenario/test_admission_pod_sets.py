@@ -81,6 +81,7 @@ def test_an_admitted_trial_of_the_workers_leaves_the_masters_refusal(
     server admits it; the Master (8 CPUs) is still over the LimitRange's `max` (limitranger/
     admission.go maxConstraint: "maximum cpu usage per Container is 4, but limit is 8"). The
     server's answer measures the pod it was asked about, not the Master's."""
+    doctor.server.install("kubeflow.org")  # the training operator serves PyTorchJob
     doctor.load("healthy")
     doctor.server.add(limit_range("per-program", max={"cpu": "4"}))
     path = pytorch_job(tmp_path, master=_replica(1, "8"), worker=_replica(2, "2"))
@@ -108,6 +109,7 @@ def test_an_admitted_trial_answers_for_every_set_of_the_same_template(
 ) -> None:
     """Master and Workers of one template: the server's answer for one pod of it is the answer
     for all; what doctor read into the template is overruled for every set."""
+    doctor.server.install("kubeflow.org")  # the training operator serves PyTorchJob
     doctor.load("healthy")
     doctor.server.add(limit_range("per-program", max={"cpu": "4"}))
     path = pytorch_job(tmp_path, master=_replica(1, "2"), worker=_replica(2, "2"))
@@ -137,6 +139,7 @@ def test_pod_security_judges_the_master_not_only_the_workers(
     three Workers don't. Pod Security judges each pod created (pod-security-admission
     policy/check_hostNamespaces.go: "host namespaces (hostNetwork=true)"): the Master is
     refused, and the job never runs."""
+    doctor.server.install("kubeflow.org")  # the training operator serves PyTorchJob
     doctor.load("healthy")
     doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "baseline"}))
     path = pytorch_job(tmp_path, master=_replica(1, "2", hostNetwork=True), worker=_replica(3, "2"))
@@ -175,6 +178,7 @@ def test_a_quota_judges_the_master_not_only_the_workers(doctor: Doctor, tmp_path
     """`limits.cpu` 10, 4 used: a Worker's 2 CPUs fit, the Master's 8 don't. The quota plugin
     charges each pod created (pkg/quota/v1/evaluator/core/pods.go PodUsageFunc; resourcequota/
     controller.go checkRequest: used + requested > hard refuses it)."""
+    doctor.server.install("kubeflow.org")  # the training operator serves PyTorchJob
     doctor.load("healthy")
     doctor.server.add(_quota("compute", {"limits.cpu": "10"}, {"limits.cpu": "4"}))
     path = pytorch_job(tmp_path, master=_replica(1, "8"), worker=_replica(2, "2"))
@@ -236,6 +240,7 @@ def test_a_pytorchjob_is_not_charged_the_count_of_batch_jobs(
     plugin charges an object of any other kind `count/pytorchjobs.kubeflow.org` only
     (apiserver admission/plugin/resourcequota/controller.go checkRequest: the evaluator of the
     request's GroupResource; quota/v1/generic/evaluator.go ObjectCountQuotaResourceNameFor)."""
+    doctor.server.install("kubeflow.org")  # the training operator serves PyTorchJob
     doctor.load("healthy")
     doctor.server.add(_quota("objects", {"count/jobs.batch": "3"}, {"count/jobs.batch": "3"}))
     path = pytorch_job(tmp_path, master=_replica(1, "2"), worker=_replica(1, "2"))
@@ -329,6 +334,7 @@ def test_the_operator_s_init_container_breaks_the_security_level_of_the_workers(
     Security visits init containers (pod-security-admission policy/
     check_allowPrivilegeEscalation.go, check_capabilities_restricted.go), so every Worker is
     refused though the job's own settings meet `restricted`: measured on that pod."""
+    doctor.server.install("kubeflow.org")  # the training operator serves PyTorchJob
     doctor.load("healthy")
     doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
     _operator_ran(doctor, meets_restricted=False)
@@ -368,6 +374,7 @@ def test_an_admitted_trial_start_does_not_answer_for_the_operator_s_init_contain
 ) -> None:
     """The trial pod is the Workers' template as written: the operator adds `init-pytorch`
     only to the pods it creates, so the server's admission of the trial says nothing of it."""
+    doctor.server.install("kubeflow.org")  # the training operator serves PyTorchJob
     doctor.load("healthy")
     doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
     _operator_ran(doctor, meets_restricted=False)
@@ -387,6 +394,7 @@ def test_the_operator_s_init_container_is_under_a_range_s_minimum(
     """`init-pytorch` requests memory 10Mi (the default template, on gpt's Worker): a range's
     Container `min` of 64Mi refuses every Worker (limitranger/admission.go minConstraint), not
     the Master."""
+    doctor.server.install("kubeflow.org")  # the training operator serves PyTorchJob
     doctor.load("healthy")
     doctor.server.add(limit_range("mins", min={"memory": "64Mi"}))
     _operator_ran(doctor, meets_restricted=False)
@@ -411,6 +419,7 @@ def test_a_template_the_operator_was_given_that_meets_the_level_lets_the_workers
 ) -> None:
     """The operator was given a template that meets `restricted` (gpt's Worker shows it):
     that, not the default, is what it adds to the next job's Workers."""
+    doctor.server.install("kubeflow.org")  # the training operator serves PyTorchJob
     doctor.load("healthy")
     doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
     _operator_ran(doctor, meets_restricted=True)

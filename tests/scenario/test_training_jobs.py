@@ -519,6 +519,7 @@ def test_a_job_file_is_judged_as_the_job_it_would_become(doctor: Doctor) -> None
     are placed, not the namespace's newest job."""
     import yaml
 
+    doctor.server.install("kubeflow.org")
     doctor.load(_with_big_machine)
     manifest = pytorch_job("planned", datetime.now(), workers=3, gpus=8, age=timedelta(0))
     path = doctor.tmp_path / "job.yaml"
@@ -534,6 +535,118 @@ def test_a_job_file_is_judged_as_the_job_it_would_become(doctor: Doctor) -> None
     (finding,) = _capacity(report)
     assert finding["code"] == "capacity.too-large"
     assert result.exit_code == 2
+
+
+def _kind_file(doctor: Doctor, kind: str) -> Path:
+    """A job file of `kind` that fits gpu-1 (one GPU a pod), with its name `bert`."""
+    build = {
+        "PyTorchJob": lambda: pytorch_job("bert", doctor.now, workers=1, gpus=1, age=timedelta(0)),
+        "JobSet": lambda: jobset("bert", doctor.now, workers=1, gpus=1, age=timedelta(0)),
+        "LeaderWorkerSet": lambda: leader_worker_set(
+            "bert", doctor.now, size=2, gpus=1, age=timedelta(0)
+        ),
+    }[kind]()
+    build.pop("status", None)
+    _one_gpu_each(build)
+    path = doctor.tmp_path / "job.yaml"
+    path.write_text(json.dumps(build))
+    return path
+
+
+def _one_gpu_each(tree: Any) -> None:
+    """Every container in `tree` asks for one GPU and nothing else (the reviewed files' shape):
+    the job fits gpu-1 beside the namespace's running work."""
+    if isinstance(tree, dict):
+        for container in tree.get("containers", []):
+            container["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
+        for value in tree.values():
+            _one_gpu_each(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            _one_gpu_each(value)
+
+
+@pytest.mark.parametrize(
+    ("kind", "controller", "api_version"),
+    [
+        ("PyTorchJob", "the Kubeflow training operator", "kubeflow.org/v1"),
+        ("JobSet", "the JobSet controller", "jobset.x-k8s.io/v1alpha2"),
+        ("LeaderWorkerSet", "the LeaderWorkerSet controller", "leaderworkerset.x-k8s.io/v1"),
+    ],
+)
+def test_a_job_file_of_a_kind_the_cluster_does_not_serve_can_never_be_created(
+    doctor: Doctor, kind: str, controller: str, api_version: str
+) -> None:
+    """A job file whose group the cluster does not serve (its controller, and so its CRD, not
+    installed): `kubectl create -f` fails before any request, `no matches for kind "PyTorchJob"
+    in version "kubeflow.org/v1"` / `ensure CRDs are installed first` (apimachinery
+    pkg/api/meta/errors.go `NoKindMatchError`, from cli-runtime's RESTMapper), and a raw POST
+    gets the 404 apiextensions answers for a resource not served. Discovery (`GET /apis`)
+    measured it, in the same run: never ready, live or from a snapshot."""
+    doctor.load(healthy)
+    result = doctor.live("-o", "json", "--job-file", str(_kind_file(doctor, kind)))
+    report = result.json()
+    assert result.exit_code == 2, report["headline"]
+    found = report["headline"]
+    assert (found["code"], report["verdict"]) == ("workloads.kind-not-installed", "not-ready")
+    assert found["text"] == (
+        f"The training job 'bert' can't be created: nothing installed in this cluster runs a "
+        f"{kind}."
+    )
+    assert found["remedy"] == (
+        f"Install {controller}, which adds the kind {kind} ({api_version}), or ask your "
+        "cluster admin to; then check again."
+    )
+    (finding,) = [f for f in report["findings"] if f["code"] == "workloads.kind-not-installed"]
+    assert finding["basis"] == "measured"
+    assert f"{api_version} is not served (discovery: GET /apis" in " ".join(finding["details"])
+
+
+def test_a_job_file_whose_own_kind_answers_404_in_a_served_group_is_not_installed(
+    doctor: Doctor,
+) -> None:
+    """kubeflow.org/v1 is served (the PyTorchJob CRD is installed), but not the JAXJob CRD (a
+    training operator before v1.8): its list answers 404, a measured absence."""
+    doctor.server.install("kubeflow.org")
+    doctor.server.inject(Fault.NOT_FOUND, r"/jaxjobs$")
+    doctor.load(healthy)
+    job = pytorch_job("bert", doctor.now, workers=1, gpus=1, age=timedelta(0))
+    job.pop("status", None)
+    _one_gpu_each(job)
+    job["kind"] = "JAXJob"
+    job["spec"] = {"jaxReplicaSpecs": job["spec"]["pytorchReplicaSpecs"]}
+    path = doctor.tmp_path / "job.yaml"
+    path.write_text(json.dumps(job))
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    found = result.json()["headline"]
+    assert (result.exit_code, found["code"]) == (2, "workloads.kind-not-installed")
+    assert "runs a JAXJob" in found["text"]
+
+
+def test_a_job_file_of_an_optional_kind_where_discovery_is_unread_is_unknown(
+    doctor: Doctor,
+) -> None:
+    """Discovery could not be read: whether the cluster serves PyTorchJob is not known, so the
+    verdict is unknown (never ready, never a measured failure)."""
+    doctor.load(healthy)
+    doctor.server.inject(Fault.FORBIDDEN, r"^/apis$")
+    result = doctor.live("-o", "json", "--job-file", str(_kind_file(doctor, "PyTorchJob")))
+    report = result.json()
+    assert (result.exit_code, report["verdict"]) == (3, "unknown"), report["headline"]
+    codes = {f["code"] for f in report["findings"]}
+    assert "workloads.kind-not-installed" not in codes
+    assert "workloads.cant-read" in codes
+
+
+def test_a_job_file_of_a_served_kind_is_judged_as_usual(doctor: Doctor) -> None:
+    """The same PyTorchJob where kubeflow.org is installed: it fits gpu-1, nothing says the
+    kind is missing."""
+    doctor.server.install("kubeflow.org")
+    doctor.load(healthy)
+    result = doctor.live("-o", "json", "--job-file", str(_kind_file(doctor, "PyTorchJob")))
+    report = result.json()
+    assert "workloads.kind-not-installed" not in {f["code"] for f in report["findings"]}
+    assert [f["code"] for f in _capacity(report)] == ["capacity.fits"]
 
 
 def test_a_job_file_without_a_training_job_is_bad_usage(doctor: Doctor) -> None:

@@ -78,6 +78,23 @@ OPTIONAL_KINDS = (
     Kind.LEADER_WORKER_SET,
 )
 """The training kinds that exist only where their controller is installed."""
+CONTROLLERS = {
+    Kind.JOB_SET: "the JobSet controller",
+    Kind.TRAIN_JOB: "Kubeflow Trainer",
+    Kind.PYTORCH_JOB: "the Kubeflow training operator",
+    Kind.TF_JOB: "the Kubeflow training operator",
+    Kind.MPI_JOB: "the MPI operator",
+    Kind.MPI_JOB_V1: "the Kubeflow training operator",
+    Kind.XGBOOST_JOB: "the Kubeflow training operator",
+    Kind.PADDLE_JOB: "the Kubeflow training operator",
+    Kind.JAX_JOB: "the Kubeflow training operator",
+    Kind.RAY_JOB: "the KubeRay operator",
+    Kind.RAY_CLUSTER: "the KubeRay operator",
+    Kind.LEADER_WORKER_SET: "the LeaderWorkerSet controller",
+}
+"""What installs (its CRD) and runs each optional kind: kubernetes-sigs/jobset, kubeflow/
+trainer, kubeflow/training-operator (its MPIJob is v1), kubeflow/mpi-operator (v2beta1),
+ray-project/kuberay, kubernetes-sigs/lws."""
 _MAY_BE_ABSENT = frozenset({Kind.CRON_JOB, *OPTIONAL_KINDS})
 """Kinds a server may not serve at all: a list of them answered 404 finds them absent."""
 TRAINING_KIND_NAMES = frozenset(k.spec.name for k in (Kind.JOB, Kind.CRON_JOB, *OPTIONAL_KINDS))
@@ -858,6 +875,9 @@ class TrainingWork(Struct, frozen=True):
     """Which job (its index in `jobs`) a pod's controller or label points at."""
     planned_unshaped: Unshaped | None = None
     """`--job-file`'s job, when its pod sets could not be worked out."""
+    planned_not_served: bool = False
+    """Discovery measured that the cluster does not serve `--job-file`'s kind
+    (`not_served`): the job can never be created here."""
 
     @property
     def judged_unshaped(self) -> Unshaped | None:
@@ -1021,6 +1041,23 @@ def training_work(
 
 def _own_work(read: Listed) -> Iterable[KubeObject]:
     return [obj for obj in read.items if not _part_of_other_work(obj)]
+
+
+def not_served(kind: Kind, api_groups: Got | CantRead, lists: Mapping[Kind, ListRead]) -> bool:
+    """Whether discovery measured that the server does not serve `kind`, an optional training
+    kind: its group does not serve its version in `GET /apis`, or the list of the kind itself
+    answered 404 (a group served by another kind's CRD: kubeflow.org/v1 with no JAXJob CRD).
+    `kubectl create -f` of such an object fails before any request (apimachinery
+    pkg/api/meta/errors.go `NoKindMatchError`: "ensure CRDs are installed first"). Batch Jobs
+    and CronJobs are built in. False where discovery could not be read: that read's own
+    could-not-check says so."""
+    if kind not in OPTIONAL_KINDS or not isinstance(api_groups, Got):
+        return False
+    spec = kind.spec
+    if spec.version not in served_versions(api_groups.obj).get(spec.group, ()):
+        return True
+    listed = lists.get(kind)
+    return isinstance(listed, CantRead) and listed.is_measurement
 
 
 def served_versions(api_groups: KubeObject) -> dict[str, tuple[str, ...]]:

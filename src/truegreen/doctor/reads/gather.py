@@ -14,6 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import (
@@ -72,6 +73,7 @@ from truegreen.doctor.knowledge.scheduler_name import RUNNING_PODS, schedulers_n
 from truegreen.doctor.knowledge.training import (
     TrainingJob,
     TrainingWork,
+    not_served,
     optional_kinds_of,
     optional_kinds_served,
     runtime_of,
@@ -238,7 +240,7 @@ def gather(
             if settings.planned_job is None
             else None
         )
-        work = _training(schedule, reader, namespace, lists, settings.planned_job)
+        work = _training(schedule, reader, namespace, lists, settings.planned_job, api_groups)
         pod_list = first_wave.pods.result()
         node_list = first_wave.nodes.result()
         evidence = _evidence_reads(
@@ -535,8 +537,10 @@ def _training(
     namespace: str,
     lists: Mapping[Kind, ListRead],
     planned_job: tuple[Kind, Mapping[str, Any]] | None,
+    api_groups: Got | CantRead,
 ) -> TrainingWork:
-    """The training jobs of `lists` and `planned_job`, each TrainJob's runtime read once."""
+    """The training jobs of `lists` and `planned_job`, each TrainJob's runtime read once, and
+    whether discovery (`api_groups`) says the cluster does not serve the planned job's kind."""
     planned_objects = [planned_job] if planned_job else []
     runtimes = {
         key: schedule.submit(
@@ -552,7 +556,10 @@ def _training(
     planned = (
         shape(*planned_job, runtime_reads.get(runtime_of(planned_job[1]))) if planned_job else None
     )
-    return training_work(lists, runtime_reads, planned)
+    work = training_work(lists, runtime_reads, planned)
+    if planned_job is None or not not_served(planned_job[0], api_groups, lists):
+        return work
+    return replace(work, planned_not_served=True)
 
 
 class _QueueLists(Struct, frozen=True):

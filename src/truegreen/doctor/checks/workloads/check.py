@@ -22,6 +22,7 @@ from truegreen.doctor.checks.workloads.words import (
     JOB_EMPTY,
     JOB_PAUSED,
     JOB_QUEUED,
+    KIND_NOT_INSTALLED,
     LAST_JOB_DEADLINE,
     LAST_JOB_EVICTED,
     LAST_JOB_FAILED,
@@ -59,7 +60,13 @@ from truegreen.doctor.knowledge.evidence import (
     waiting_to_attach,
 )
 from truegreen.doctor.knowledge.reports import failing_wait, pods_with_evidence, quoted
-from truegreen.doctor.knowledge.training import TrainingJob, indexes_text, training_owner
+from truegreen.doctor.knowledge.training import (
+    CONTROLLERS,
+    TrainingJob,
+    TrainingWork,
+    indexes_text,
+    training_owner,
+)
 from truegreen.images import ImageReferenceError, parse_image
 from truegreen.kubectl import Kubectl
 from truegreen.quantity import (
@@ -541,6 +548,35 @@ def _empty(env: Environment, job: TrainingJob, planned: bool) -> Finding:
     )
 
 
+def _not_installed(work: TrainingWork) -> list[Finding]:
+    """`--job-file`'s job, of a kind discovery measured the cluster does not serve: `kubectl
+    create -f` refuses it before any request ("no matches for kind … ensure CRDs are installed
+    first", apimachinery pkg/api/meta/errors.go `NoKindMatchError`), and no controller exists
+    to run it. A measured failure, whatever its pods would fit."""
+    job = work.planned or work.planned_unshaped
+    if job is None or not work.planned_not_served:
+        return []
+    spec = job.kind.spec
+    api_version = spec.api_version
+    return [
+        SAY.finding(
+            Status.FAIL,
+            Basis.MEASURED,
+            KIND_NOT_INSTALLED,
+            details=(
+                f"{job.ref}: {api_version} is not served (discovery: GET /apis, or the list of "
+                f"{spec.plural}.{spec.group} answered 404); kubectl create answers “no matches "
+                f'for kind "{spec.name}" in version "{api_version}"”',
+            ),
+            objects=(job.ref,),
+            job=f"'{job.name}'",
+            kind=spec.name,
+            api_version=api_version,
+            controller=CONTROLLERS[job.kind],
+        )
+    ]
+
+
 _SPEC_SUSPEND = '{"spec":{"suspend":false}}'
 # Where each kind keeps its `suspend` (the patch that starts it again): a CronJob's is
 # `spec.suspend` (k8s.io/api/batch/v1 CronJobSpec), a Kubeflow job's `spec.runPolicy.suspend`.
@@ -655,6 +691,7 @@ def _job_states(env: Environment) -> list[Finding]:
     discovered = not any(kind is Kind.API_GROUPS for kind, _ in work.unread)
     queue = env.queue
     judged_by_queue = queue is not None and isinstance(queue.local_queues, Listed)
+    findings += _not_installed(work)
     findings += [_empty(env, j, j is work.planned) for j in work.relevant() if j.empty]
     for job in work.jobs:
         if job.finished or not job.suspended:

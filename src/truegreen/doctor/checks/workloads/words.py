@@ -34,6 +34,7 @@ JOB_PAUSED: Final = "workloads.job-paused"
 SCHEDULE_PAUSED: Final = "workloads.schedule-paused"
 JOB_EMPTY: Final = "workloads.job-empty"
 JOB_QUEUED: Final = "workloads.job-queued"
+KIND_NOT_INSTALLED: Final = "workloads.kind-not-installed"
 LAST_JOB_OUT_OF_MEMORY: Final = "workloads.last-job-out-of-memory"
 LAST_JOB_IMAGE: Final = "workloads.last-job-image"
 LAST_JOB_EVICTED: Final = "workloads.last-job-evicted"
@@ -171,6 +172,11 @@ WORDS: Final[dict[str, Wording]] = {
     JOB_QUEUED: Wording(
         "The training job {job} waits for {queue} to let it start.",
         "Nothing to do while {queue} has room for it; check its place there if it waits long.",
+    ),
+    KIND_NOT_INSTALLED: Wording(
+        "The training job {job} can't be created: nothing installed in this cluster runs a {kind}.",
+        "Install {controller}, which adds the kind {kind} ({api_version}), or ask your "
+        "cluster admin to; then check again.",
     ),
     LAST_JOB_OUT_OF_MEMORY: Wording(
         "The last training job {job} ran out of memory and was stopped; the next one with "
