@@ -48,3 +48,8 @@ NAMESPACE_NAME_RULE = (
 def is_namespace_name(name: str) -> bool:
     """Whether any namespace can have `name` (a DNS-1123 label)."""
     return len(name) <= NAME_LIMIT and DNS_LABEL.fullmatch(name) is not None
+
+
+DNS_1035_LABEL = LazyPattern(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+"""A DNS-1035 label: a Service's name, which starts with a letter (util/validation
+`IsDNS1035Label`)."""

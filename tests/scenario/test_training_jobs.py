@@ -849,6 +849,135 @@ def test_a_job_file_the_api_server_would_refuse_is_bad_input_in_its_words(
     assert result.stdout == ""
 
 
+_LONG = "llama-70b-pretraining-run-with-a-very-long-descriptive-name-0001"
+"""A Job name of 64 characters: a valid DNS subdomain, one character past a label value."""
+_SUBDOMAIN_RULE = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character"
+)
+
+
+def _job_file(doctor: Doctor, **metadata: str) -> Obj:
+    """An Indexed Job of two ranks as a person writes it: `metadata` alone (no namespace, no
+    labels on its template: the API server adds the job-name ones)."""
+    job = indexed_job("x", doctor.now, ranks=2, gpus=1, age=timedelta(0))
+    job["metadata"] = dict(metadata)
+    job["spec"]["template"]["metadata"] = {}
+    job.pop("status")
+    return job
+
+
+@pytest.mark.parametrize(
+    ("metadata", "refusal"),
+    [
+        # apimachinery pkg/api/validation/objectmeta.go ValidateObjectMetaAccessor
+        ({}, "metadata.name: Required value: name or generateName is required"),
+        (
+            {"name": "Train_Job"},
+            f'metadata.name: Invalid value: "Train_Job": {_SUBDOMAIN_RULE}',
+        ),
+        (
+            {"generateName": "Sweep_"},
+            f'metadata.generateName: Invalid value: "Sweep_": {_SUBDOMAIN_RULE}',
+        ),
+        # pkg/registry/batch/job/strategy.go generateSelector copies the name into the
+        # template's job-name labels, whose values are at most 63 characters
+        (
+            {"name": _LONG},
+            f'spec.template.labels: Invalid value: "{_LONG}": must be no more than 63 characters',
+        ),
+        # pkg/apis/batch/validation ValidateJob: an Indexed Job's last pod's hostname
+        (
+            {"name": _LONG[:62]},
+            f'metadata.name: Invalid value: "{_LONG[:62]}": will not able to create pod with '
+            f"invalid DNS label: {_LONG[:62]}-1",
+        ),
+    ],
+)
+def test_a_job_file_whose_name_the_api_server_refuses_is_bad_input(
+    doctor: Doctor, tmp_path: Path, metadata: dict[str, str], refusal: str
+) -> None:
+    """A Job with no name, with `Train_Job`, with a name of 64 characters: kube-apiserver
+    refuses each (the kubectl outputs quoted in upstream issues, e.g. openkaiden/kaiden#543:
+    `spec.template.labels: Invalid value: "…": must be no more than 63 characters`), so no
+    verdict about its placement means anything: exit 64, in the server's words."""
+    doctor.load(healthy)
+    planned = tmp_path / "job.yaml"
+    result = _refused(doctor, planned, _job_file(doctor, **metadata))
+    assert result.exit_code == 64, result.stdout + result.stderr
+    assert result.stderr.startswith(
+        f"truegreen: the cluster would refuse the training job in the job file {planned}: "
+    ), result.stderr
+    assert refusal in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("job", "refusal"),
+    [
+        # pkg/apis/batch/validation ValidateCronJobCreate: its Jobs are `<name>-<time>`
+        (
+            lambda now: {
+                "apiVersion": "batch/v1",
+                "kind": "CronJob",
+                "metadata": {"name": "a" * 53},
+                "spec": {
+                    "schedule": "0 * * * *",
+                    "jobTemplate": {
+                        "spec": {
+                            "template": {
+                                "spec": {
+                                    "restartPolicy": "Never",
+                                    "containers": [{"name": "c", "image": "x/y:1"}],
+                                }
+                            }
+                        }
+                    },
+                },
+            },
+            f'metadata.name: Invalid value: "{"a" * 53}": must be no more than 52 characters',
+        ),
+        # training-operator pkg/webhooks/pytorchjob validatePyTorchJob: a DNS-1035 label
+        (
+            lambda now: {
+                **pytorch_job("bert", now, workers=1, gpus=1, age=timedelta(0)),
+                "metadata": {"name": "bert.v2"},
+            },
+            'metadata.name: Invalid value: "bert.v2": should match: a DNS-1035 label must '
+            "consist of lower case alphanumeric characters or '-', start with an alphabetic "
+            "character, and end with an alphanumeric character",
+        ),
+    ],
+)
+def test_a_job_file_of_another_kind_is_held_to_that_kind_s_name_rule(
+    doctor: Doctor, tmp_path: Path, job: Any, refusal: str
+) -> None:
+    """A CronJob's name leaves room for the time its Jobs' names add; a Kubeflow job's is a
+    DNS-1035 label (the training operator's validating webhook refuses it at create)."""
+    doctor.load(healthy)
+    planned = tmp_path / "job.yaml"
+    result = _refused(doctor, planned, job(doctor.now))
+    assert result.exit_code == 64, result.stdout + result.stderr
+    assert refusal in result.stderr, result.stderr
+
+
+def test_a_job_file_named_by_generate_name_is_said_by_its_prefix(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """`generateName: sweep-` (which `kubectl create -f` accepts): the API server names it
+    the prefix and five characters of its own (apiserver pkg/storage/names/generate.go
+    `SimpleNameGenerator`). The job is `sweep-…` in words and JSON, never ''."""
+    doctor.load(healthy)
+    planned = tmp_path / "job.yaml"
+    planned.write_text(json.dumps(_job_file(doctor, generateName="sweep-")))
+    result = doctor.live("--job-file", str(planned), "-o", "json")
+    report = result.json()
+    assert report["job"]["name"] == "sweep-…"
+    texts = [f["headline"] for f in report["findings"]] + [report["headline"]["text"]]
+    assert not [t for t in texts if "''" in t], texts
+    assert any("'sweep-…'" in t for t in texts), texts
+
+
 def _in_namespace(doctor: Doctor, namespace: str) -> Obj:
     job = indexed_job("big", doctor.now, ranks=1, gpus=1, age=timedelta(0))
     job["metadata"]["namespace"] = namespace

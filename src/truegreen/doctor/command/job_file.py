@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.cluster import Kind
-from truegreen.doctor.knowledge.pod_validation import refusals
+from truegreen.doctor.knowledge.pod_validation import name_refusals, refusals
 from truegreen.doctor.knowledge.training import OPTIONAL_KINDS, TrainingJob, shape
 from truegreen.errors import UsageError
 
@@ -104,9 +104,9 @@ _SHOWN = 5
 
 def _refuse_invalid(named: str, kind: Kind, document: Mapping[str, Any]) -> None:
     job = shape(kind, document)
-    if not isinstance(job, TrainingJob):
-        return
-    problems = refusals(kind, document, job)
+    problems = name_refusals(kind, document)
+    if isinstance(job, TrainingJob):
+        problems += refusals(kind, document, job)
     if not problems:
         return
     more = len(problems) - _SHOWN

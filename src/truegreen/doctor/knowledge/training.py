@@ -1043,6 +1043,20 @@ def _own_work(read: Listed) -> Iterable[KubeObject]:
     return [obj for obj in read.items if not _part_of_other_work(obj)]
 
 
+PREFIX_KEPT = 58
+"""How much of a `generateName` the API server keeps, adding five characters of its own
+(apiserver pkg/storage/names/generate.go `maxGeneratedNameLength`: 63 - 5)."""
+
+
+def shown_name(document: Mapping[str, Any]) -> str:
+    """The job's name as doctor says it: `metadata.name`, or its `generateName` and `…` for
+    the characters the API server will add; "" for neither."""
+    metadata = o.mapping(document.get("metadata"))
+    name = str(metadata.get("name") or "")
+    prefix = str(metadata.get("generateName") or "")
+    return name or (f"{prefix[:PREFIX_KEPT]}…" if prefix else "")
+
+
 def not_served(kind: Kind, api_groups: Got | CantRead, lists: Mapping[Kind, ListRead]) -> bool:
     """Whether discovery measured that the server does not serve `kind`, an optional training
     kind: its group does not serve its version in `GET /apis`, or the list of the kind itself

@@ -79,6 +79,7 @@ from truegreen.doctor.knowledge.training import (
     runtime_of,
     served_versions,
     shape,
+    shown_name,
     training_work,
 )
 from truegreen.doctor.knowledge.usage import (
@@ -553,9 +554,13 @@ def _training(
         )
     }
     runtime_reads = {key: read.result() for key, read in runtimes.items()}
-    planned = (
-        shape(*planned_job, runtime_reads.get(runtime_of(planned_job[1]))) if planned_job else None
-    )
+    planned = None
+    if planned_job is not None:
+        kind, document = planned_job
+        planned = shape(kind, document, runtime_reads.get(runtime_of(document)))
+        if planned is not None and not planned.name:
+            # A job file named by `generateName` alone: said by its prefix, never ''.
+            planned = replace(planned, name=shown_name(document))
     work = training_work(lists, runtime_reads, planned)
     if planned_job is None or not not_served(planned_job[0], api_groups, lists):
         return work
