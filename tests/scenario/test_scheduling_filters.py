@@ -98,6 +98,32 @@ def test_one_trainer_per_machine_needs_as_many_machines_as_ranks(doctor: Doctor)
     assert result.exit_code == 2
 
 
+@pytest.mark.parametrize("key", ["job-name", "batch.kubernetes.io/job-name"])
+def test_a_job_file_kept_apart_by_its_own_name_is_judged_as_the_stored_job(
+    doctor: Doctor, key: str
+) -> None:
+    """The four ranks as a job file, whose template carries no labels (as a person writes
+    it): the API server labels the template with the Job's name at create
+    (pkg/registry/batch/job/strategy.go `PrepareForCreate` -> `generateSelector`), so the
+    rule on that label is judged as the stored Job's is, not unknown."""
+    import json
+
+    doctor.load(_two_gpu_machines)
+    affinity = one_per_machine("ranks-4")
+    term = affinity["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    term["labelSelector"] = {"matchLabels": {key: "ranks-4"}}
+    job = ranks_job("ranks-4", doctor.now, ranks=4, gpus=1, affinity=affinity)
+    job["metadata"] = {"name": "ranks-4"}
+    job["spec"]["template"]["metadata"] = {}
+    job.pop("status", None)
+    planned = doctor.tmp_path / "job.yaml"
+    planned.write_text(json.dumps(job))
+    result = doctor.live("-o", "json", "--job-file", str(planned))
+    found = _only(result.json())
+    assert (found["basis"], found["code"]) == ("measured", "capacity.rules-block")
+    assert result.exit_code == 2
+
+
 def test_as_many_ranks_as_machines_kept_apart_fit(doctor: Doctor) -> None:
     """The same rule with two ranks: one on each GPU machine."""
     doctor.load(

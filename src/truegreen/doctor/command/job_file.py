@@ -2,9 +2,10 @@
 
 The file (or `-`, standard input) goes through the one bounded YAML loader; its one document of
 a training kind (a Job, CronJob, JobSet, TrainJob, Kubeflow, Ray or LeaderWorkerSet object) is
-the job doctor judges, as the job it would become; a file of several is refused, since a verdict
-on one would say nothing of the others. Any other document is passed over, so a Helm chart's
-whole output or a kustomization's build can be given as it is. A job the API server
+the job doctor judges, as the job it would become (`as_created`: with the labels the API
+server gives it); a file of several is refused, since a verdict on one would say nothing of the
+others. Any other document is passed over, so a Helm chart's whole output or a kustomization's
+build can be given as it is. A job the API server
 would refuse (doctor/knowledge/pod_validation.py) is bad input, in the server's words: no
 verdict about its placement would mean anything.
 
@@ -20,7 +21,7 @@ from typing import Any
 
 from truegreen.cluster import Kind
 from truegreen.doctor.knowledge.pod_validation import name_refusals, refusals
-from truegreen.doctor.knowledge.training import OPTIONAL_KINDS, TrainingJob, shape
+from truegreen.doctor.knowledge.training import OPTIONAL_KINDS, TrainingJob, as_created, shape
 from truegreen.errors import UsageError
 
 _TRAINING_KINDS = {
@@ -65,7 +66,7 @@ def load_job_file(path: Path) -> tuple[Kind, Mapping[str, Any]]:
     if jobs:
         kind, document = jobs[0]
         _refuse_invalid(named, kind, document)
-        return kind, document
+        return kind, as_created(kind, document)
     found = f" (its {others} document{'s are' if others != 1 else ' is'} of other kinds)"
     raise UsageError(
         f"the job file {named} holds no training job{found if others else ''}",

@@ -42,7 +42,12 @@ from truegreen import kubeobjects as o
 from truegreen.apinames import DNS_1035_LABEL, DNS_LABEL, DNS_SUBDOMAIN, NAME_LIMIT, PREFIX_LIMIT
 from truegreen.cluster import Kind
 from truegreen.container_resources import requirement_problems
-from truegreen.doctor.knowledge.training import PREFIX_KEPT, TrainingJob, shown_name
+from truegreen.doctor.knowledge.training import (
+    JOB_NAME_LABELS,
+    PREFIX_KEPT,
+    TrainingJob,
+    shown_name,
+)
 
 _JOB_RESTART_POLICIES = ("OnFailure", "Never")
 
@@ -123,7 +128,6 @@ _DNS_1035_RULE = (
     "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
     "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
 )
-_JOB_NAME_LABELS = ("batch.kubernetes.io/job-name", "job-name")
 _CRON_JOB_NAME_LIMIT = 52
 """63 less the 11 characters of `-<time>` its Jobs' names add (ValidateCronJobCreate)."""
 _WEBHOOK_NAMED = frozenset(
@@ -150,7 +154,7 @@ def _job_name_problems(document: Mapping[str, Any], name: str) -> list[str]:
     labels = o.mapping(o.mapping(o.pod_template(document).get("metadata")).get("labels"))
     # generateSelector sets each label the template does not set already, to the Job's name.
     values = (
-        [str(labels.get(key, name)) for key in _JOB_NAME_LABELS]
+        [str(labels.get(key, name)) for key in JOB_NAME_LABELS]
         if spec.get("manualSelector") is not True
         else []
     )

@@ -1043,6 +1043,31 @@ def _own_work(read: Listed) -> Iterable[KubeObject]:
     return [obj for obj in read.items if not _part_of_other_work(obj)]
 
 
+JOB_NAME_LABELS = ("batch.kubernetes.io/job-name", "job-name")
+"""The labels the API server gives a Job's template, valued the Job's name (k8s.io/api/batch/v1
+`JobNameLabel` and its legacy name)."""
+
+
+def as_created(kind: Kind, document: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A job file's object as the API server stores it, where that changes how its pods are
+    judged: a Job's template gets the `JOB_NAME_LABELS`, valued its name, unless the Job selects
+    its pods itself (pkg/registry/batch/job/strategy.go `PrepareForCreate` ->
+    `generateSelectorIfNeeded` -> `generateSelector`; a label the template sets is kept). A Job
+    named by `generateName` alone has no name yet, and its uid labels none before create:
+    nothing is added for them."""
+    spec = o.mapping(document.get("spec"))
+    name = o.mapping(document.get("metadata")).get("name")
+    if kind is not Kind.JOB or not isinstance(name, str) or not name:
+        return document
+    if spec.get("manualSelector") is True:
+        return document
+    template = o.mapping(spec.get("template"))
+    metadata = o.mapping(template.get("metadata"))
+    labels = {**dict.fromkeys(JOB_NAME_LABELS, name), **o.mapping(metadata.get("labels"))}
+    stored = {**template, "metadata": {**metadata, "labels": labels}}
+    return {**document, "spec": {**spec, "template": stored}}
+
+
 PREFIX_KEPT = 58
 """How much of a `generateName` the API server keeps, adding five characters of its own
 (apiserver pkg/storage/names/generate.go `maxGeneratedNameLength`: 63 - 5)."""
