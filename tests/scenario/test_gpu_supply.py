@@ -139,10 +139,11 @@ def test_whole_gpus_asked_where_the_machines_offer_mig_slices(doctor: Doctor) ->
     assert result.exit_code == 2
 
 
-def _four_gpu_job(now: datetime, *, shm: bool) -> list[Obj]:
+def _four_gpu_job(now: datetime, *, shm: bool, host_ipc: bool = False) -> list[Obj]:
     """A 4-GPU training pod, as kubeflow/pipelines#6880 reports it failing ("bus error" from
     DataLoader workers on the 64 MiB default /dev/shm); with `shm`, the fix the PyTorch and
-    Kubeflow docs give: an emptyDir of medium Memory mounted at /dev/shm."""
+    Kubeflow docs give: an emptyDir of medium Memory mounted at /dev/shm; with `host_ipc`, in
+    the machine's IPC namespace (`hostIPC: true`)."""
     from datetime import timedelta
 
     from tests.support.scenarios import training_job
@@ -156,6 +157,8 @@ def _four_gpu_job(now: datetime, *, shm: bool) -> list[Obj]:
             {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}
         )
         spec["containers"][0]["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+    if host_ipc:
+        spec["hostIPC"] = True
     return [*objects, job]
 
 
@@ -177,6 +180,18 @@ def test_a_four_gpu_program_without_memory_backed_shared_memory_is_warned(doctor
 
 def test_with_shared_memory_mounted_there_is_no_warning(doctor: Doctor) -> None:
     doctor.load(lambda now: _four_gpu_job(now, shm=True))
+    codes = {f["code"] for f in doctor.live("-o", "json").json()["findings"]}
+    assert "workloads.no-shared-memory" not in codes
+    assert "capacity.fits" in codes, "precondition: the job was judged"
+
+
+def test_a_program_in_the_machine_s_ipc_namespace_has_the_machine_s_shared_memory(
+    doctor: Doctor,
+) -> None:
+    """With `hostIPC: true` the runtime mounts the machine's own /dev/shm in the container, not
+    a 64 MiB one of the pod's (containerd internal/cri/server/container_create.go
+    `linuxContainerMounts`; CRI-O server/sandbox_run_linux.go `setupSandboxShm`): no warning."""
+    doctor.load(lambda now: _four_gpu_job(now, shm=False, host_ipc=True))
     codes = {f["code"] for f in doctor.live("-o", "json").json()["findings"]}
     assert "workloads.no-shared-memory" not in codes
     assert "capacity.fits" in codes, "precondition: the job was judged"

@@ -114,6 +114,14 @@ def test_the_trial_pod_keeps_the_job_s_placement_and_runs_the_probe() -> None:
     }, "the run's time is told at its create (truegreen.trial.run `_timed`)"
 
 
+def test_a_pod_in_the_machine_s_ipc_namespace_is_tried_there() -> None:
+    """`hostIPC` is kept: the probe measures the machine's own /dev/shm, which the job's pods
+    get there (doctor's `workloads.no-shared-memory` says nothing of them), and the trial's
+    shm outcome is of that size, not of a 64 MiB pod one."""
+    job_pod = {**JOB_POD, "spec": {**JOB_POD["spec"], "hostIPC": True}}
+    assert trial_pod("llama", job_pod, SETTINGS)["spec"]["hostIPC"] is True
+
+
 def test_the_dataset_is_mounted_read_only() -> None:
     spec = trial_pod("llama", JOB_POD, SETTINGS)["spec"]
     assert spec["volumes"] == JOB_POD["spec"]["volumes"], "the volumes are the job's"

@@ -1,10 +1,11 @@
 """What a training job's programs need from their container beyond resources: shared memory.
 
 A container's /dev/shm is the runtime's default of 64 MiB (containerd and CRI-O, Docker's
-`--shm-size` default) unless the pod mounts a memory-backed emptyDir there. PyTorch's DataLoader
-workers and NCCL move tensors through /dev/shm, and fail with `bus error` once it is full
-(kubeflow/pipelines#6880, #9893; pytorch/pytorch#2244): a program with several GPUs, or one
-rank of a distributed run, needs it. Everything here is pure.
+`--shm-size` default) unless the pod mounts a memory-backed emptyDir there, or runs in the
+machine's IPC namespace (`hostIPC: true`), which gives it the machine's own /dev/shm.
+PyTorch's DataLoader workers and NCCL move tensors through /dev/shm, and fail with `bus error`
+once it is full (kubeflow/pipelines#6880, #9893; pytorch/pytorch#2244): a program with several
+GPUs, or one rank of a distributed run, needs it. Everything here is pure.
 """
 
 import re
@@ -91,6 +92,12 @@ def shared_memory_needs(job: TrainingJob) -> list[SharedMemoryNeed]:
 
 def _pod_set_need(job: TrainingJob, pod_set: PodSet) -> SharedMemoryNeed | None:
     spec = pod_set.spec
+    # In the machine's IPC namespace the runtime mounts the machine's own /dev/shm, not a
+    # 64 MiB tmpfs of the pod's (containerd internal/cri/server/container_create.go
+    # `linuxContainerMounts` and podsandbox/sandbox_run_linux.go `setupSandboxFiles`:
+    # NamespaceMode_NODE; CRI-O server/sandbox_run_linux.go `setupSandboxShm`: hostIPC).
+    if spec.get("hostIPC") is True:
+        return None
     containers: Sequence[Mapping[str, Any]] = o.containers(spec)
     for container in containers:
         signal = _signal(job, container)
