@@ -140,6 +140,31 @@ def test_a_namespace_training_with_a_pytorch_job_is_a_training_environment(
     assert result.exit_code == 0
 
 
+def test_a_rank_of_a_distributed_job_without_gpus_is_warned_of_the_64_mib_shared_memory(
+    doctor: Doctor,
+) -> None:
+    """Each pod of a PyTorchJob of several is one rank of a distributed run, GPUs or not: the
+    training operator sets WORLD_SIZE, MASTER_ADDR and RANK in every one
+    (kubeflow/training-operator pkg/controller.v1/pytorch/envvar.go `setPodEnv`), and its
+    DataLoader workers hand their batches over through /dev/shm all the same."""
+    doctor.server.install("kubeflow.org")
+    doctor.load(
+        lambda now: [
+            *healthy(now),
+            pytorch_job("ddp-cpu", now, workers=3, gpus=0, age=timedelta(minutes=2)),
+        ]
+    )
+    report = doctor.live("-o", "json").json()
+    assert report["job"]["name"] == "ddp-cpu", "precondition: the job judged"
+    (warning,) = [f for f in report["findings"] if f["code"] == "workloads.no-shared-memory"]
+    assert (warning["status"], warning["basis"]) == ("warn", "inferred")
+    assert warning["headline"] == (
+        "The training job 'ddp-cpu' has the container default of 64 MiB of shared memory, too "
+        "little for its programs (one of 4 programs run together): they stop with a bus error "
+        "when it fills."
+    )
+
+
 def test_without_the_controller_installed_the_kind_is_absent_not_unknown(
     doctor: Doctor,
 ) -> None:

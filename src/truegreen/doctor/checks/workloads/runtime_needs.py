@@ -5,7 +5,8 @@ A container's /dev/shm is the runtime's default of 64 MiB (containerd and CRI-O,
 machine's IPC namespace (`hostIPC: true`), which gives it the machine's own /dev/shm.
 PyTorch's DataLoader workers and NCCL move tensors through /dev/shm, and fail with `bus error`
 once it is full (kubeflow/pipelines#6880, #9893; pytorch/pytorch#2244): a program with several
-GPUs, or one rank of a distributed run, needs it. Everything here is pure.
+GPUs, or one rank of a distributed run (with GPUs or without), needs it. Everything here is
+pure.
 """
 
 import re
@@ -75,7 +76,11 @@ def _signal(job: TrainingJob, container: Mapping[str, Any]) -> str:
     distributed = sorted(env & _DISTRIBUTED_ENV)
     if distributed:
         return f"{distributed[0]} in its settings"
-    if job.together and job.pods > 1 and gpus:
+    # A pod of several run together is one rank of a distributed run, GPUs or not: its
+    # operator sets WORLD_SIZE and MASTER_ADDR in each (kubeflow/training-operator
+    # pkg/controller.v1/pytorch/envvar.go `setPodEnv`), which its template does not show, and
+    # its DataLoader workers hand their batches over through /dev/shm all the same.
+    if job.together and job.pods > 1:
         return f"one of {job.pods} programs run together"
     return ""
 
