@@ -14,6 +14,7 @@ from tests.scenario.conftest import Doctor
 from tests.support import kueue_objects as kq
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, node, training_job, ts
+from tests.support.training_kinds import pytorch_job
 
 JOB = "train-042"
 HOLDER = "train-041"
@@ -183,17 +184,44 @@ def test_before_kueue_has_said_anything_the_quota_arithmetic_says_it_waits(
     doctor: Doctor,
 ) -> None:
     """No Workload yet: the flavor assignment rebuilt from the ClusterQueue's reserved quota
-    says it waits, and says that it is inferred."""
+    says it waits, and says that it is inferred, in Kueue's words: a Job's one pod set is
+    `main` (apis/kueue/v1beta2/constants.go `DefaultPodSetName`,
+    pkg/controller/jobs/job/job_controller.go `PodSets`)."""
     _install(doctor, kq.V1BETA2)
     doctor.load(queued())
     report = doctor.live("-o", "json").json()
     assert _findings(report) == [("queue.held", "warn", "inferred")]
     found = _finding(report, "queue.held")
     assert "inferred: Kueue's flavor assignment rebuilt from the queues' quota" in found["details"]
-    assert (
+    assert WAITING in found["details"]
+    assert "pod set main x1: 4 CPUs, 16 GiB, 8 nvidia.com/gpu each" in found["details"]
+
+
+def test_a_kubeflow_job_s_pod_sets_are_named_as_kueue_names_them(doctor: Doctor) -> None:
+    """Kueue names a Kubeflow job's pod sets after its replica types, lower-cased
+    (pkg/controller/jobs/kubeflow/kubeflowjob/kubeflowjob_controller.go `PodSets`,
+    apis/kueue/v1beta2/workload_types.go `NewPodSetReference`): a PyTorchJob's are `master`
+    and `worker`, and the rebuilt flavor assignment says those."""
+
+    def pytorch(now: datetime) -> list[Obj]:
+        job = pytorch_job("ddp", now, workers=1, gpus=4, age=timedelta(seconds=10))
+        job["metadata"].update(labels={"kueue.x-k8s.io/queue-name": "team-a"}, uid="uid-ddp")
+        job["spec"]["runPolicy"] = {"suspend": True}
+        job["status"] = {}
+        return [job]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.server.install("kubeflow.org")
+    doctor.load(queued(extra=pytorch))
+    found = _finding(doctor.live("-o", "json").json(), "queue.held")
+    assert [d for d in found["details"] if "pod set" in d and "flavors {" not in d] == [
+        "pod set master x1: 8 CPUs, 64 GiB, 4 nvidia.com/gpu each",
+        "pod set worker x1: 8 CPUs, 64 GiB, 4 nvidia.com/gpu each",
+        "couldn't assign flavors to pod set master: insufficient unused quota for "
+        "nvidia.com/gpu in flavor gpu-a100, 4 more needed",
         "couldn't assign flavors to pod set worker: insufficient unused quota for "
-        "nvidia.com/gpu in flavor gpu-a100, 8 more needed"
-    ) in found["details"]
+        "nvidia.com/gpu in flavor gpu-a100, 8 more needed",
+    ]
 
 
 def test_a_queue_with_room_lets_the_job_in(doctor: Doctor) -> None:
@@ -443,7 +471,7 @@ def test_a_resource_no_flavor_offers_is_never_admitted(doctor: Doctor) -> None:
         "nvidia.com/gpu."
     )
     assert (
-        "couldn't assign flavors to pod set worker: resource nvidia.com/gpu unavailable in "
+        "couldn't assign flavors to pod set main: resource nvidia.com/gpu unavailable in "
         "ClusterQueue"
     ) in found["details"]
     assert result.exit_code == 2

@@ -32,6 +32,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
 from truegreen.doctor.knowledge.kueue_kinds import V1BETA2, KueueKinds
+from truegreen.doctor.knowledge.training import RAY_HEAD_GROUP
 from truegreen.quantity import QuantityError, Resources, parse_quantity, scheduler_units
 
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
@@ -52,6 +53,26 @@ def still_to_create(kind: Kind, planned: bool) -> bool:
     site/content/en/docs/tasks/run/run_cronjobs.md: the label may be left to the LocalQueue
     `default`). A stored job keeps the labels it was created with."""
     return planned or kind is Kind.CRON_JOB
+
+
+DEFAULT_POD_SET = "main"
+"""The name Kueue gives a batch Job's one pod set (apis/kueue/v1beta2/constants.go
+`DefaultPodSetName`; pkg/controller/jobs/job/job_controller.go `PodSets`)."""
+RAY_HEAD_POD_SET = "head"
+"""The name Kueue gives a Ray cluster's head (pkg/controller/jobs/raycluster/
+raycluster_controller.go and rayjob/rayjob_controller.go `headGroupPodSetName`)."""
+
+
+def pod_set_reference(kind: Kind, name: str) -> str:
+    """The name Kueue gives the job's pod set `name` in its Workload, as its messages say it:
+    `main` for a batch Job (a CronJob's Job too), `head` for a Ray head, else the pod set's
+    own name lower-cased (apis/kueue/v1beta2/workload_types.go `NewPodSetReference`: a
+    JobSet's replicated jobs, a Kubeflow job's replica types, Ray's worker groups)."""
+    if kind in (Kind.JOB, Kind.CRON_JOB):
+        return DEFAULT_POD_SET
+    if kind in (Kind.RAY_CLUSTER, Kind.RAY_JOB) and name == RAY_HEAD_GROUP:
+        return RAY_HEAD_POD_SET
+    return name.lower()
 
 
 NO_STOP = "None"

@@ -636,11 +636,15 @@ def kueue_sized(spec: Mapping[str, Any], limit_ranges: Sequence[KubeObject]) -> 
 
 
 def _pod_sets(env: Environment, job: TrainingJob, own: k.Workload | None) -> list[k.PodSetRequest]:
-    """The pod sets Kueue admits: the Workload's where it has one, else the job's own."""
+    """The pod sets Kueue admits: the Workload's where it has one, else the job's own, named
+    as Kueue names them."""
     if own is not None and own.pod_sets:
         return list(own.pod_sets)
     size = _sizer(env)
-    return [k.PodSetRequest(s.name, s.count, size(s.spec), s.spec) for s in job.pod_sets]
+    return [
+        k.PodSetRequest(k.pod_set_reference(job.kind, s.name), s.count, size(s.spec), s.spec)
+        for s in job.pod_sets
+    ]
 
 
 def _arithmetic(
