@@ -182,7 +182,27 @@ def test_the_count_names_clusters_and_namespaces_each_by_its_own_number(
             "the clusters",
         ),
         (("--contexts", ","), "--contexts names no context. give --contexts a,b"),
-        (("--all-contexts", "--watch"), "--watch follows one namespace; --all-contexts names"),
+        (
+            ("--all-contexts", "--watch"),
+            "--watch follows one cluster; --all-contexts names many. drop --watch, or name one "
+            "cluster with --context",
+        ),
+        # One namespace named already: the remedy names what is many, the clusters.
+        (
+            ("--contexts", "one,two", "-n", "train", "--watch"),
+            "--watch follows one cluster; --contexts names many. drop --watch, or name one "
+            "cluster with --context",
+        ),
+        (
+            ("--contexts", "one,two", "-n", "train", "--trial"),
+            "--trial runs in one cluster; --contexts names many. drop --trial, or name one "
+            "cluster with --context",
+        ),
+        (
+            ("--namespaces", "train,other", "--watch"),
+            "--watch follows one namespace; --namespaces names many. drop --watch, or name one "
+            "namespace with -n",
+        ),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_64_before_any_request(

@@ -831,15 +831,21 @@ def test_watch_refuses_what_runs_once_from_the_config_file_too(
 
 
 @pytest.mark.parametrize(
-    ("selection", "flag"),
+    ("selection", "flag", "noun", "one_flag"),
     [
-        (("-A",), "--all-namespaces"),
-        (("--namespaces", "train,other"), "--namespaces"),
-        (("--contexts", "fake"), "--contexts"),
+        (("-A",), "--all-namespaces", "namespace", "-n"),
+        (("--namespaces", "train,other"), "--namespaces", "namespace", "-n"),
+        # One namespace named already: the remedy names what is many, the clusters.
+        (("--contexts", "fake", "-n", "train"), "--contexts", "cluster", "--context"),
     ],
 )
 def test_a_fleet_run_refuses_the_config_file_s_trial_as_it_refuses_the_flag(
-    doctor: Doctor, selection: tuple[str, ...], flag: str, tmp_path: Path
+    doctor: Doctor,
+    selection: tuple[str, ...],
+    flag: str,
+    noun: str,
+    one_flag: str,
+    tmp_path: Path,
 ) -> None:
     """A fleet run refuses `--trial` (one trial per run: doctor/command/request.py
     `_live_only`); `trial: true` in the config file is the same setting (README, `--config`)
@@ -858,8 +864,8 @@ def test_a_fleet_run_refuses_the_config_file_s_trial_as_it_refuses_the_flag(
     )
     assert (done.returncode, done.stdout) == (64, "")
     assert done.stderr == (
-        f"truegreen: config {config} sets trial: it runs in one namespace; {flag} names many. "
-        f"remove trial from {config}, or name one namespace with -n\n"
+        f"truegreen: config {config} sets trial: it runs in one {noun}; {flag} names many. "
+        f"remove trial from {config}, or name one {noun} with {one_flag}\n"
     )
     assert doctor.server.requests() == []
 

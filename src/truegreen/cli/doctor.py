@@ -177,10 +177,11 @@ def doctor(
         if selection.many or clusters.many:
             from truegreen.errors import UsageError
 
-            flag = clusters.flag() if clusters.many else selection.flag()
+            # The clusters first: one namespace may be named already, in each of them.
+            many = clusters if clusters.many else selection
             raise UsageError(
-                f"--watch follows one namespace; {flag} names many",
-                todo="drop --watch, or name one namespace with -n",
+                f"--watch follows one {many.noun}; {many.flag()} names many",
+                todo=f"drop --watch, or name one {many.noun} with {many.one_flag}",
             )
         _once_only(trial=trial, admission_dry_run=admission_dry_run)
         sys.exit(_watch_doctor(request, verbose=verbose, no_color=no_color))

@@ -8,7 +8,7 @@ bad usage (64), refused before any cluster is asked, as `--context` refuses it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from msgspec import Struct
 
@@ -26,6 +26,10 @@ class ContextSelection(Struct, frozen=True):
 
     names: tuple[str, ...] = ()
     every: bool = False
+    noun: ClassVar[str] = "cluster"
+    """What the selection names many of, for lines that refuse it."""
+    one_flag: ClassVar[str] = "--context"
+    """The flag that names just one instead, for remedies."""
 
     @property
     def many(self) -> bool:

@@ -10,7 +10,7 @@ sends it.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from msgspec import Struct
 
@@ -94,6 +94,10 @@ class NamespaceSelection(Struct, frozen=True):
     """`ONE`: the `-n` name, if given; `LIST`: the names in the order given, each once."""
     selector: LabelSelector | None = None
     """`SELECTOR` only."""
+    noun: ClassVar[str] = "namespace"
+    """What the selection names many of, for lines that refuse it."""
+    one_flag: ClassVar[str] = "-n"
+    """The flag that names just one instead, for remedies."""
 
     @property
     def many(self) -> bool:

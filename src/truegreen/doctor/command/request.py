@@ -431,9 +431,9 @@ def run_fleet(
 ) -> FleetReport:
     """Check many namespaces of the live cluster in one run (docs/fleet.md): resolve the
     selection, then judge each namespace, the reads outside them made once."""
-    _live_only(request, selection.flag())
+    _live_only(request, selection)
     config = load_config(request.config)
-    _no_config_trial(config, request.config, selection.flag())
+    _no_config_trial(config, request.config, selection)
     connection = _with_config(request.connection, config)
     settings = _fleet_settings(request, config)
     selection = _job_in_selection(selection, settings, request.job_file)
@@ -450,9 +450,9 @@ def run_clusters(
     from truegreen.cluster.context_selection import resolve_contexts
     from truegreen.doctor.command.clusters import check_clusters
 
-    _live_only(request, contexts.flag())
+    _live_only(request, contexts)
     config = load_config(request.config)
-    _no_config_trial(config, request.config, contexts.flag())
+    _no_config_trial(config, request.config, contexts)
     connection = _with_config(request.connection, replace(config, context=None))
     names = resolve_contexts(contexts, connection.kubeconfig)
     settings = _fleet_settings(request, config)  # a --job-file is read once, for all
@@ -468,7 +468,11 @@ def run_clusters(
     return check_clusters(names, check)
 
 
-def _live_only(request: DoctorRequest, flag: str) -> None:
+def _live_only(request: DoctorRequest, many: NamespaceSelection | ContextSelection) -> None:
+    """A fleet run (`many`: its namespaces or its clusters) reads the live clusters and starts
+    no trial; the remedy names one of what `many` names many of, as the operator may already
+    have named one namespace."""
+    flag = many.flag()
     if request.snapshot is not None:
         raise UsageError(
             f"{flag} asks the live cluster; a snapshot holds one namespace",
@@ -477,19 +481,21 @@ def _live_only(request: DoctorRequest, flag: str) -> None:
     if request.trial:
         # One trial per run: a trial holds GPUs and counts against quota while it runs.
         raise UsageError(
-            f"--trial runs in one namespace; {flag} names many",
-            todo="drop --trial, or name one namespace with -n",
+            f"--trial runs in one {many.noun}; {flag} names many",
+            todo=f"drop --trial, or name one {many.noun} with {many.one_flag}",
         )
 
 
-def _no_config_trial(config: DoctorConfig, path: Path | None, flag: str) -> None:
+def _no_config_trial(
+    config: DoctorConfig, path: Path | None, many: NamespaceSelection | ContextSelection
+) -> None:
     """The config file's `trial: true` is `--trial` (README: the file holds the same settings
     as the flags), and a fleet run refuses that flag (`_live_only`): refused the same way,
     naming the key and the file, never a fleet run that silently starts no trial."""
     if config.trial:
         raise UsageError(
-            f"config {path} sets trial: it runs in one namespace; {flag} names many",
-            todo=f"remove trial from {path}, or name one namespace with -n",
+            f"config {path} sets trial: it runs in one {many.noun}; {many.flag()} names many",
+            todo=f"remove trial from {path}, or name one {many.noun} with {many.one_flag}",
         )
 
 
