@@ -86,19 +86,21 @@ _VALUE = (
 # - Go's url.Error, a method as net/http's urlErrorOp writes it and the quoted URL: containerd's
 #   `failed to fetch oauth token: Post "https://…": dial tcp …` (auth/fetch.go returns the
 #   client's error as it is);
-# - Go's own error words after a step: net.OpError's operation and network (`dial tcp …`,
-#   `read tcp …`), net.DNSError's `lookup HOST` and `no such host`, an i/o timeout, a refused or
-#   reset connection, context's `context deadline exceeded`, os/exec's `exit status N`
-#   (a login plugin's error: `failed to get a token: exit status 1`);
-# - the next step of the chain, a lower-case word and `: `: client-go's `getting credentials:
-#   exec: executable … failed` (plugin/pkg/client/auth/exec exec.go), `credentials: token: …`
-#   (the value after the last step is still one).
+# - Go's own error texts after a step, each whole: net.OpError's operation and network
+#   (`dial tcp …`, `read udp4 …`), net.DNSError's `lookup HOST: ` and `no such host`, `i/o
+#   timeout`, `connection refused`, `connection reset by peer`, context's `context deadline
+#   exceeded`, os/exec's `exit status N` (a login plugin's error: `failed to get a token: exit
+#   status 1`);
+# - the next step of the chain, when it is client-go's `exec: ` (`getting credentials: exec:
+#   executable … failed`, plugin/pkg/client/auth/exec exec.go) or itself named with a secret
+#   word (`credentials: token: …`), whose own value the rule then takes.
 # A step's `: ` has no quote before it (`"token": "failed to"` is a setting), unless the name
 # ends a path (`_PATH_STEP`).
 # The trade-off: a credential that is one of these words, written unquoted after `: ` with a
 # lower-case word after it (`password: server room`), three digits from 400 to 599 before a
-# capitalised word, or lower-case letters ending in `: `, is kept. Random tokens, base64, JWTs
-# and passwords of any other shape are not: `token: abc def` and `token: Failed to` still lose
+# capitalised word, or one of Go's error texts above word for word (`token: no such host`), is
+# kept. Random tokens, base64, JWTs and passwords of any other shape are not: `token: abc def`,
+# `token: Failed to`, `password: letmein: please` and `passphrase: lookup table` still lose
 # their value.
 # A name that is the last step of a path (`…/token`) may have a quote before its `: ` and still
 # be a chain's: the quote closes the URL the name ends (Go's url.Error: `Post "https://…/token":
@@ -109,10 +111,13 @@ _ERROR_CHAIN = (
     r"(?:failed|unexpected|unable|authorization|authentication|server) [a-z]"
     r"|[45][0-9]{2} [A-Z]"
     r"|(?:Get|Head|Post|Put|Patch|Delete|Options) \""
-    r"|(?:dial|read|write|lookup) [a-z0-9]"
-    r"|no such host|i/o timeout|connection (?:refused|reset)|context deadline exceeded"
-    r"|exit status -?[0-9]"
-    r"|[a-z][a-z\-]*: ))"
+    r"|(?:dial|read|write) (?:tcp|udp|unix|ip)[46]?(?![a-z0-9])"
+    r"|lookup [^\s:]+(?: on [^\s]+)?: "
+    r"|no such host(?![a-z0-9])|i/o timeout(?![a-z0-9])|connection refused(?![a-z0-9])"
+    r"|connection reset by peer(?![a-z0-9])|context deadline exceeded(?![a-z0-9])"
+    r"|exit status -?[0-9]+(?![a-z0-9])"
+    r"|exec: )"
+    rf"|{_NAME}: )"
 )
 
 
