@@ -65,6 +65,7 @@ def test_a_launcher_in_the_command_is_found(words: list[str], found: str) -> Non
         (["tini", "-g", "--", "torchrun", "t.py"], "torchrun"),
         (["/usr/bin/dumb-init", "--", "deepspeed", "t.py"], "deepspeed"),
         (["sh", "-c", "exec -a trainer torchrun t.py"], "torchrun"),
+        (["sh", "-c", "command -p torchrun t.py"], "torchrun"),  # -p: the default PATH, run
         # python's `-mMODULE`, the option and its value in one word
         (["python", "-mtorch.distributed.run", "t.py"], "python -m torch.distributed.run"),
         (
@@ -94,6 +95,10 @@ def test_a_launcher_after_shell_keywords_and_wrappers_is_found(
         ["env", "-u", "torchrun", "python", "t.py"],  # the name -u unsets
         ["sh", "-c", "echo do torchrun"],  # `do` as an argument is no keyword
         ["python", "-mtorch.distributed.elastic"],
+        # `command -v`/`-V` (POSIX) look the name up and run nothing.
+        ["sh", "-c", "if ! command -v torchrun >/dev/null; then exit 1; fi; vllm serve m"],
+        ["sh", "-c", "command -V deepspeed"],
+        ["bash", "-c", "command -pv mpirun || echo missing"],
         [],
     ],
 )

@@ -209,7 +209,8 @@ def _training_section() -> list[str]:
         + ", ".join(f"`{word}`" for word in SHELL_KEYWORDS)
         + " and the programs that run the command after them, with their options: "
         + ", ".join(f"`{name}`" for name in WRAPPERS)
-        + "; `python -mMODULE` too);",
+        + " (not `command -v` or `command -V`, which only look the name up); "
+        "`python -mMODULE` too);",
         "- its env sets " + ", ".join(f"`{name}`" for name in DISTRIBUTED_ENV) + ";",
         "- it asks for GPUs ("
         + ", ".join(f"`{name}`" for name in ACCELERATORS)

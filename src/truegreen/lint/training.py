@@ -42,6 +42,9 @@ WRAPPERS: Mapping[str, tuple[frozenset[str], int]] = {
 take the next word as a value, the operands before the command: timeout's duration). Their
 other options (`-i`, `--`, `--signal=INT`) are words that start with `-` (GNU coreutils env,
 nice, timeout; krallin/tini; Yelp/dumb-init; POSIX exec, command, time)."""
+_LOOKS_UP_ONLY = {"command": frozenset("vV")}
+"""Wrappers' option letters that make them name the command instead of running it: POSIX
+`command -v NAME` and `command -V NAME` (`command -pv`, options joined) only say where it is."""
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -95,9 +98,12 @@ def _command(words: Sequence[str]) -> Sequence[str]:
         if wrapper is None:
             return words[position:]
         takes_value, operands = wrapper
+        lookup = _LOOKS_UP_ONLY.get(word.rpartition("/")[2], frozenset())
         position, wrapped = position + 1, True  # after a wrapper a keyword is a program's name
         while position < len(words) and words[position].startswith("-"):
             option = words[position]
+            if not option.startswith("--") and lookup & set(option[1:]):
+                return ()  # `command -v torchrun`: looked up, not run
             position += 2 if option in takes_value else 1
             if option == "--":
                 break
