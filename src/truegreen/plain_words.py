@@ -337,6 +337,21 @@ def merged_counts(parts: Iterable[tuple[int, str, str]]) -> list[tuple[int, str,
     return [(count, one, many) for (one, many), count in totals.items()]
 
 
+_SAID_WITH_A_VOWEL = "AEIO"
+"""First letters of a word whose sound is a vowel's (a U can be either: an umbrella, a unit)."""
+_LETTER_SAID_WITH_A_VOWEL = "AEFHILMNORSX"
+"""Letters whose names start with a vowel's sound (em, ex, aitch), said as letters."""
+
+
+def with_article(name: str) -> str:
+    """`name` after "a" or "an", by the sound its first letter makes: in a word, a vowel's (an
+    AppWrapper, a PyTorchJob); in a name that starts with two capitals, read letter by letter,
+    the letter's name (an MPIJob, an XGBoostJob, a TFJob; JAX's J is "jay": a JAXJob)."""
+    spelled = name[:2].isupper()
+    sounds = _LETTER_SAID_WITH_A_VOWEL if spelled else _SAID_WITH_A_VOWEL
+    return f"{'an' if name[:1].upper() in sounds else 'a'} {name}"
+
+
 def sentence(text: str) -> str:
     """`text` with its first letter capitalised and the rest untouched (`str.capitalize`
     would lower a name in the middle)."""

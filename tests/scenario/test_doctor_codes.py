@@ -578,6 +578,7 @@ COVERED_ELSEWHERE = (
         "credentials.immutable",  # test_remedies.py
         "workloads.job-empty",  # test_training_jobs.py
         "workloads.kind-not-installed",  # test_training_jobs.py: a --job-file's kind not served
+        "workloads.kind-version-not-served",  # test_training_jobs.py: served at another version
         "workloads.job-queued",  # test_queue.py (Kueue's objects unreadable)
         "workloads.last-job-evicted",  # test_evidence.py
         "workloads.last-job-over-disk-limit",  # test_evidence.py

@@ -627,6 +627,78 @@ def test_a_job_file_of_a_kind_the_cluster_does_not_serve_can_never_be_created(
     assert f"{api_version} is not served (discovery: GET /apis" in " ".join(finding["details"])
 
 
+def _mpi_file(doctor: Doctor, api_version: str) -> Path:
+    """A job file of an MPIJob 'pi' at `api_version` (mpi-operator examples/v2beta1/pi/pi.yaml;
+    the training operator's v1 MPIJob takes the same `mpiReplicaSpecs`), one GPU a worker."""
+    launcher = {"replicas": 1, "template": _template({}, gpu_container("launcher", 1))}
+    worker = {"replicas": 1, "template": _template({}, gpu_container("worker", 1))}
+    job: dict[str, Any] = {
+        "apiVersion": api_version,
+        "kind": "MPIJob",
+        "metadata": {"name": "pi", "namespace": NAMESPACE},
+        "spec": {"slotsPerWorker": 1, "mpiReplicaSpecs": {"Launcher": launcher, "Worker": worker}},
+    }
+    _one_gpu_each(job)
+    path = doctor.tmp_path / "mpijob.yaml"
+    path.write_text(json.dumps(job))
+    return path
+
+
+@pytest.mark.parametrize(("asked", "served"), [("v1", "v2beta1"), ("v2beta1", "v1")])
+def test_a_job_file_of_a_kind_the_cluster_runs_at_another_version_is_told_that_version(
+    doctor: Doctor, asked: str, served: str
+) -> None:
+    """mpijobs.kubeflow.org is one CRD: mpi-operator's serves MPIJob at v2beta1, the training
+    operator's at v1, and the two cannot be installed together (kubeflow/trainer#1930: the
+    second fails with `status.storedVersions[0]: Invalid value: "v2beta1": must appear in
+    spec.versions`). A file at the version not served fails as kubectl does (`no matches for
+    kind "MPIJob" in version "kubeflow.org/v1"`), but the cluster does run MPIJobs: the remedy
+    is the version it serves, never installing a second operator."""
+    doctor.server.install("kubeflow.org", versions=[served])
+    doctor.load(healthy)
+    path = _mpi_file(doctor, f"kubeflow.org/{asked}")
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    report = result.json()
+    found = report["headline"]
+    assert (result.exit_code, found["code"], report["verdict"]) == (
+        2,
+        "workloads.kind-version-not-served",
+        "not-ready",
+    ), found
+    assert found["text"] == (
+        f"The training job 'pi' can't be created: this cluster runs MPIJobs only at "
+        f"kubeflow.org/{served}, not kubeflow.org/{asked}."
+    )
+    assert found["remedy"] == (
+        f"Write the job for kubeflow.org/{served} (its apiVersion and the fields that version "
+        "has); installing something else to run MPIJobs can't work beside what runs them "
+        "here. Then check again."
+    )
+    (finding,) = [f for f in report["findings"] if f["code"] == found["code"]]
+    assert finding["basis"] == "measured"
+    assert f"MPIJob/pi: kubeflow.org/{asked} is not served" in " ".join(finding["details"])
+
+
+def test_a_job_file_of_a_kind_no_version_of_which_is_served_names_what_installs_it(
+    doctor: Doctor,
+) -> None:
+    """kubeflow.org/v1 is served (the training operator's PyTorchJob CRD), but the list of its
+    MPIJobs answers 404 (the operator installed without its MPIJob CRD, as kubeflow/trainer#2090
+    advises beside mpi-operator): no version of MPIJob is served, and the file's v2beta1 is
+    mpi-operator's. "an MPIJob": the article of the sound its first letter makes."""
+    doctor.server.install("kubeflow.org", versions=["v1"])
+    doctor.server.inject(Fault.NOT_FOUND, r"/kubeflow\.org/v1/namespaces/[^/]+/mpijobs$")
+    doctor.load(healthy)
+    path = _mpi_file(doctor, "kubeflow.org/v2beta1")
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    found = result.json()["headline"]
+    assert (result.exit_code, found["code"]) == (2, "workloads.kind-not-installed"), found
+    assert found["text"] == (
+        "The training job 'pi' can't be created: nothing installed in this cluster runs an MPIJob."
+    )
+    assert found["remedy"].startswith("Install the MPI operator, which adds the kind MPIJob ")
+
+
 def test_a_job_file_whose_own_kind_answers_404_in_a_served_group_is_not_installed(
     doctor: Doctor,
 ) -> None:

@@ -176,6 +176,9 @@ CUSTOM_RESOURCE_TYPES = (
     _custom("kubeflow.org", "v1", "XGBoostJob", "xgboostjobs"),
     _custom("kubeflow.org", "v1", "PaddleJob", "paddlejobs"),
     _custom("kubeflow.org", "v1", "JAXJob", "jaxjobs"),
+    # its MPIJob (kubeflow.org_mpijobs.yaml, v1): the same CRD as mpi-operator's below, so a
+    # real cluster has one or the other (kubeflow/trainer#1930); `versions` picks one.
+    _custom("kubeflow.org", "v1", "MPIJob", "mpijobs"),
     # kubeflow/mpi-operator manifests/base/kubeflow.org_mpijobs.yaml
     _custom("kubeflow.org", "v2beta1", "MPIJob", "mpijobs"),
     # ray-project/kuberay ray-operator/config/crd/bases/ray.io_*.yaml

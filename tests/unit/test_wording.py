@@ -9,7 +9,7 @@ from truegreen.cluster import CantRead, Kind, ReadFailure
 from truegreen.cluster.classify import no_api_at_address
 from truegreen.doctor.catalogue import NOT_ASKED_HINTS, OFFLINE_REMEDY, WORDING, render
 from truegreen.kubectl import Kubectl
-from truegreen.plain_words import READ_REMEDIES, plain_why, read_remedy
+from truegreen.plain_words import READ_REMEDIES, plain_why, read_remedy, with_article
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "headlines.txt"
 
@@ -159,3 +159,19 @@ def test_the_jargon_check_catches_jargon() -> None:
         "CrashLoopBackOff",
         "node",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("MPIJob", "an MPIJob"),  # M said as a letter: "em"
+        ("XGBoostJob", "an XGBoostJob"),
+        ("TFJob", "a TFJob"),
+        ("JAXJob", "a JAXJob"),
+        ("PyTorchJob", "a PyTorchJob"),
+        ("LeaderWorkerSet", "a LeaderWorkerSet"),
+        ("AppWrapper", "an AppWrapper"),
+    ],
+)
+def test_a_kind_takes_the_article_of_the_sound_its_first_letter_makes(name: str, said: str) -> None:
+    assert with_article(name) == said

@@ -878,6 +878,9 @@ class TrainingWork(Struct, frozen=True):
     planned_not_served: bool = False
     """Discovery measured that the cluster does not serve `--job-file`'s kind
     (`not_served`): the job can never be created here."""
+    planned_served_as: tuple[str, ...] = ()
+    """Where the planned kind is not served, the apiVersions the cluster serves the same kind
+    at instead (`served_instead`): an MPIJob at v2beta1 for a file's v1."""
 
     @property
     def judged_unshaped(self) -> Unshaped | None:
@@ -1097,6 +1100,28 @@ def not_served(kind: Kind, api_groups: Got | CantRead, lists: Mapping[Kind, List
         return True
     listed = lists.get(kind)
     return isinstance(listed, CantRead) and listed.is_measurement
+
+
+def served_instead(
+    kind: Kind, api_groups: Got | CantRead, lists: Mapping[Kind, ListRead]
+) -> tuple[str, ...]:
+    """The apiVersions at which the server serves `kind` itself at another version: each other
+    optional kind of the same group and resource whose list was read and that `not_served`
+    does not find absent (MPIJob: mpi-operator's kubeflow.org/v2beta1, the training operator's
+    kubeflow.org/v1). One CRD holds a resource, named `<plural>.<group>` (apiextensions-apiserver
+    pkg/apis/apiextensions/validation `ValidateCustomResourceDefinition`), so a second operator
+    for the same kind cannot be installed beside the first: its CRD is refused, "status.
+    storedVersions[0]: Invalid value: \"v2beta1\": must appear in spec.versions"
+    (kubeflow/trainer#1930)."""
+    spec = kind.spec
+    return tuple(
+        other.spec.api_version
+        for other in OPTIONAL_KINDS
+        if other is not kind
+        and (other.spec.group, other.spec.plural) == (spec.group, spec.plural)
+        and other in lists
+        and not not_served(other, api_groups, lists)
+    )
 
 
 def served_versions(api_groups: KubeObject) -> dict[str, tuple[str, ...]]:

@@ -77,6 +77,7 @@ from truegreen.doctor.knowledge.training import (
     optional_kinds_of,
     optional_kinds_served,
     runtime_of,
+    served_instead,
     served_versions,
     shape,
     shown_name,
@@ -541,7 +542,8 @@ def _training(
     api_groups: Got | CantRead,
 ) -> TrainingWork:
     """The training jobs of `lists` and `planned_job`, each TrainJob's runtime read once, and
-    whether discovery (`api_groups`) says the cluster does not serve the planned job's kind."""
+    whether discovery (`api_groups`) says the cluster does not serve the planned job's kind,
+    and at which other versions it serves that kind."""
     planned_objects = [planned_job] if planned_job else []
     runtimes = {
         key: schedule.submit(
@@ -564,7 +566,8 @@ def _training(
     work = training_work(lists, runtime_reads, planned)
     if planned_job is None or not not_served(planned_job[0], api_groups, lists):
         return work
-    return replace(work, planned_not_served=True)
+    instead = served_instead(planned_job[0], api_groups, lists)
+    return replace(work, planned_not_served=True, planned_served_as=instead)
 
 
 class _QueueLists(Struct, frozen=True):

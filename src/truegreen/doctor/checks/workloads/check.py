@@ -23,6 +23,7 @@ from truegreen.doctor.checks.workloads.words import (
     JOB_PAUSED,
     JOB_QUEUED,
     KIND_NOT_INSTALLED,
+    KIND_VERSION_NOT_SERVED,
     LAST_JOB_DEADLINE,
     LAST_JOB_EVICTED,
     LAST_JOB_FAILED,
@@ -69,6 +70,7 @@ from truegreen.doctor.knowledge.training import (
 )
 from truegreen.images import ImageReferenceError, parse_image
 from truegreen.kubectl import Kubectl
+from truegreen.plain_words import with_article
 from truegreen.quantity import (
     EPHEMERAL_STORAGE,
     QuantityError,
@@ -551,26 +553,51 @@ def _empty(env: Environment, job: TrainingJob, planned: bool) -> Finding:
 def _not_installed(work: TrainingWork) -> list[Finding]:
     """`--job-file`'s job, of a kind discovery measured the cluster does not serve: `kubectl
     create -f` refuses it before any request ("no matches for kind … ensure CRDs are installed
-    first", apimachinery pkg/api/meta/errors.go `NoKindMatchError`), and no controller exists
-    to run it. A measured failure, whatever its pods would fit."""
+    first", apimachinery pkg/api/meta/errors.go `NoKindMatchError`). A measured failure,
+    whatever its pods would fit. Where the cluster serves the same kind at another version
+    (`served_instead`: an MPIJob at v2beta1, the file's at v1), something does run it: the
+    file is to be written for that version, since a second operator for the kind cannot be
+    installed beside the first; otherwise nothing runs it, and what installs it is named."""
     job = work.planned or work.planned_unshaped
     if job is None or not work.planned_not_served:
         return []
     spec = job.kind.spec
     api_version = spec.api_version
+    served = " or ".join(work.planned_served_as)
+    details = (
+        f"{job.ref}: {api_version} is not served (discovery: GET /apis, or the list of "
+        f"{spec.plural}.{spec.group} answered 404); kubectl create answers “no matches "
+        f'for kind "{spec.name}" in version "{api_version}"”',
+    )
+    if served:
+        return [
+            SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                KIND_VERSION_NOT_SERVED,
+                details=(
+                    *details,
+                    f"{spec.plural}.{spec.group} is served at {served}: one CRD holds the "
+                    "resource, so another operator's version of it can't be installed beside "
+                    "it (kubeflow/trainer#1930)",
+                ),
+                objects=(job.ref,),
+                job=f"'{job.name}'",
+                kind=spec.name,
+                api_version=api_version,
+                served=served,
+            )
+        ]
     return [
         SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
             KIND_NOT_INSTALLED,
-            details=(
-                f"{job.ref}: {api_version} is not served (discovery: GET /apis, or the list of "
-                f"{spec.plural}.{spec.group} answered 404); kubectl create answers “no matches "
-                f'for kind "{spec.name}" in version "{api_version}"”',
-            ),
+            details=details,
             objects=(job.ref,),
             job=f"'{job.name}'",
             kind=spec.name,
+            a_kind=with_article(spec.name),
             api_version=api_version,
             controller=CONTROLLERS[job.kind],
         )

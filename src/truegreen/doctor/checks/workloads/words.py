@@ -35,6 +35,7 @@ SCHEDULE_PAUSED: Final = "workloads.schedule-paused"
 JOB_EMPTY: Final = "workloads.job-empty"
 JOB_QUEUED: Final = "workloads.job-queued"
 KIND_NOT_INSTALLED: Final = "workloads.kind-not-installed"
+KIND_VERSION_NOT_SERVED: Final = "workloads.kind-version-not-served"
 LAST_JOB_OUT_OF_MEMORY: Final = "workloads.last-job-out-of-memory"
 LAST_JOB_IMAGE: Final = "workloads.last-job-image"
 LAST_JOB_EVICTED: Final = "workloads.last-job-evicted"
@@ -174,9 +175,16 @@ WORDS: Final[dict[str, Wording]] = {
         "Nothing to do while {queue} has room for it; check its place there if it waits long.",
     ),
     KIND_NOT_INSTALLED: Wording(
-        "The training job {job} can't be created: nothing installed in this cluster runs a {kind}.",
+        "The training job {job} can't be created: nothing installed in this cluster runs {a_kind}.",
         "Install {controller}, which adds the kind {kind} ({api_version}), or ask your "
         "cluster admin to; then check again.",
+    ),
+    KIND_VERSION_NOT_SERVED: Wording(
+        "The training job {job} can't be created: this cluster runs {kind}s only at {served}, "
+        "not {api_version}.",
+        "Write the job for {served} (its apiVersion and the fields that version has); "
+        "installing something else to run {kind}s can't work beside what runs them here. "
+        "Then check again.",
     ),
     LAST_JOB_OUT_OF_MEMORY: Wording(
         "The last training job {job} ran out of memory and was stopped; the next one with "
