@@ -602,12 +602,69 @@ def test_no_login_covering_a_registry_that_wants_one_is_inferred_whatever_else_i
     assert {basis for _, basis, _ in _image_pull(report)} == {"inferred"}
 
 
-def _new_tag_where_the_machines_pulled_without_a_login(host: str, *, other_login: bool) -> Any:
+MANAGER_POD = "jobs-manager-abc12"
+"""The manager's running pod in the healthy namespace (tests/support/scenarios.py pod_for)."""
+
+
+def _pulled_event(now: datetime, pod: str, container: str, message: str, **source: str) -> Obj:
+    """The kubelet's Normal `Pulled` Event about `pod`'s `container`, as a kubelet writes it
+    (pkg/kubelet/images/image_manager.go EnsureImageExists, `message` naming the image as the
+    pod states it; source `kubelet` on the machine, pkg/kubelet/kubelet.go), or as the
+    `component` of `source` does."""
+    component = source.get("component", "kubelet")
+    said = ts(now - timedelta(minutes=50))
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": f"{pod}.17a1c2d3e4f5a6b7",
+            "namespace": "train",
+            "creationTimestamp": said,
+        },
+        "involvedObject": {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "name": pod,
+            "namespace": "train",
+            "uid": f"uid-{pod}",
+            "fieldPath": f"spec.containers{{{container}}}",
+        },
+        "reason": "Pulled",
+        "message": message,
+        "source": {"component": component, "host": source.get("host", "cpu-1")},
+        "firstTimestamp": said,
+        "lastTimestamp": said,
+        "count": 1,
+        "type": "Normal",
+        "reportingComponent": component,
+        "reportingInstance": source.get("host", "cpu-1"),
+    }
+
+
+DOWNLOADED = (
+    'Successfully pulled image "{image}" in 3.1s (3.1s including waiting). Image size: 2048 bytes.'
+)
+"""The kubelet's word that it downloaded the image for the pod (image_manager.go
+EnsureImageExists)."""
+ALREADY_PRESENT = 'Container image "{image}" already present on machine'
+"""The kubelet's word that it downloaded nothing: the image was on the machine (same)."""
+
+
+def _new_tag_where_the_machines_pulled_without_a_login(
+    host: str, *, other_login: bool = False, sign: str = "downloaded"
+) -> Any:
     """The healthy namespace on `host`, every pod running its image (imageIDs) though none
     names a registry login, nor does its account. The training job's template asks for a new
     image there, `team/trainer:2.2`, naming no login (`other_login` False), or `regcred`,
-    which holds one for another registry only."""
+    which holds one for another registry only. What the cluster says of the manager's image
+    on its machine, `sign`: `downloaded`, the kubelet's `Pulled` Event that it downloaded it
+    for the manager's pod; `always`, the manager pulls it on every start (imagePullPolicy
+    Always) and runs; `present`, the kubelet's Event that it was already on the machine;
+    `present-since-1.33`, the same in its words since Kubernetes 1.33; `no-event`, the imageID
+    alone (IfNotPresent); `pod-gone`, the kubelet downloaded it for a pod no longer stored, whose
+    logins no one can tell."""
     environment = _environment(host, login=None, pulled=True)
+    manager = f"{host}/jobs-manager:1.4"
 
     def build(now: datetime) -> list[Obj]:
         objects: list[Obj] = environment(now)
@@ -616,47 +673,82 @@ def _new_tag_where_the_machines_pulled_without_a_login(host: str, *, other_login
         if other_login:
             spec["imagePullSecrets"] = [{"name": "regcred"}]
             objects.append(pull_login("other.example.com", "robot", REGISTRY_PASSWORD))
-        return objects
+        pod = find(objects, "Pod", MANAGER_POD)
+        pod["metadata"]["uid"] = f"uid-{MANAGER_POD}"
+        if sign == "always":
+            for pod_spec in (
+                find(objects, "Deployment", "jobs-manager")["spec"]["template"]["spec"],
+                pod["spec"],
+            ):
+                pod_spec["containers"][0]["imagePullPolicy"] = "Always"
+            return objects
+        message = {
+            "downloaded": DOWNLOADED,
+            "pod-gone": DOWNLOADED,
+            "present": ALREADY_PRESENT,
+            "present-since-1.33": ALREADY_PRESENT + " and can be accessed by the pod",
+        }.get(sign)
+        if message is None:
+            return objects
+        name = "jobs-manager-old77" if sign == "pod-gone" else MANAGER_POD
+        container = pod["spec"]["containers"][0]["name"]
+        return [*objects, _pulled_event(now, name, container, message.format(image=manager))]
 
     return build
 
 
-@pytest.mark.parametrize("other_login", [False, True], ids=["no-login", "login-for-another"])
-def test_a_registry_the_machines_pulled_from_without_a_login_may_take_their_own(
-    asking: Doctor, registry: Registry, other_login: bool
-) -> None:
-    """The registry wants a login of everyone (401 to an anonymous look-up), yet a machine
-    pulled the manager's image from it for a pod that names no login: the machines hold
-    one of their own (a node's config.json, a kubelet credential provider), which the kubelet
-    joins to the pod's (pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring), or the
-    image came otherwise. Asked without a login, the registry refuses the manager's image too,
-    so the pull needed one: whether the new image downloads is the machines' login's to say,
-    unknown, never a login measured missing."""
+def _push_new_tag(registry: Registry) -> None:
     for repository, tag in (
         ("jobs-manager", "1.4"),
         ("library/mysql", "8.0"),
         ("team/trainer", "2.2"),
     ):
         registry.push_image(repository, tag, content=repository)
+
+
+@pytest.mark.parametrize("sign", ["downloaded", "always"])
+@pytest.mark.parametrize("other_login", [False, True], ids=["no-login", "login-for-another"])
+def test_a_registry_the_machines_pulled_from_without_a_login_may_take_their_own(
+    asking: Doctor, registry: Registry, other_login: bool, sign: str
+) -> None:
+    """The registry wants a login of everyone (401 to an anonymous look-up), yet the kubelet
+    downloaded the manager's image from it for a pod that names no login (its `Pulled` Event
+    says so, or the pod pulls on every start and runs): the machines hold one of their own (a
+    node's config.json, a kubelet credential provider), which the kubelet joins to the pod's
+    (pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring). Asked without a login, the
+    registry refuses the manager's image too, so that download needed one: whether the new
+    image downloads is the machines' login's to say, unknown, never a login measured missing.
+    Pulled on every start, the manager's image is itself refused doctor's look-up, unknown
+    alike."""
+    _push_new_tag(registry)
     host = registry.host
-    asking.load(_new_tag_where_the_machines_pulled_without_a_login(host, other_login=other_login))
+    asking.load(
+        _new_tag_where_the_machines_pulled_without_a_login(host, other_login=other_login, sign=sign)
+    )
     result = asking.live("-o", "json")
     report = result.json()
     assert (result.exit_code, report["headline"]["code"]) == (3, "image-pull.image-unchecked")
-    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")]
-    assert report["headline"]["text"] == (
+    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")] * (
+        2 if sign == "always" else 1
+    )
+    found = next(f for f in report["findings"] if f"{host}/team/trainer:2.2" in f["headline"])
+    assert found["headline"] == (
         f"Couldn't check whether the image {host}/team/trainer:2.2 is in its registry: the "
         f"machines may log in to {host} on their own (they downloaded {host}/jobs-manager:1.4 "
         "from it for a program that sends no registry login), and doctor can't use that login."
     )
-    assert report["headline"]["remedy"] == (
+    assert found["remedy"] == (
         "Nothing to do if the image downloads on the machines; if it doesn't, give the programs "
         f"that use it a registry login for {host}; --no-registry skips this look-up."
     )
     details = _details(report)
+    proof = {
+        "downloaded": "the kubelet's Pulled event says it downloaded it",
+        "always": "its container pulls it on every start (imagePullPolicy Always) and runs",
+    }[sign]
     assert (
-        f"{host}/jobs-manager:1.4 was pulled by a machine for a pod here that names no "
-        "imagePullSecrets (its container status carries the kubelet's imageID)"
+        f"{host}/jobs-manager:1.4 was pulled by a machine for the pod {MANAGER_POD}, which names "
+        f"no imagePullSecrets: {proof}"
     ) in details
     assert any(
         d.startswith(
@@ -667,19 +759,48 @@ def test_a_registry_the_machines_pulled_from_without_a_login_may_take_their_own(
     assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
 
 
+@pytest.mark.parametrize("sign", ["present", "present-since-1.33", "no-event", "pod-gone"])
+def test_an_image_the_machine_already_held_says_nothing_of_the_machines_logins(
+    asking: Doctor, registry: Registry, sign: str
+) -> None:
+    """The manager's pod names no login and runs its image, but the kubelet downloaded
+    nothing for it: the image was already on the machine (its `Pulled` Event says so, or
+    nothing does and the pod pulls only when missing). The kubelet sets the container's
+    imageID either way, and with IfNotPresent starts a present image without any login
+    (pkg/kubelet/images/image_manager.go EnsureImageExists, shouldPullImage; the
+    KubeletEnsureSecretPulledImages gate, which would check, is off by default before 1.35):
+    another pod's login, or a preloaded machine, put it there. Nor does a download for a pod
+    no longer stored say anything: its logins are unknown. So nothing says the machines log
+    in on their own: the registry's 401 for the new image stays a login needed, inferred, and
+    no look-up more is made."""
+    _push_new_tag(registry)
+    host = registry.host
+    asking.load(_new_tag_where_the_machines_pulled_without_a_login(host, sign=sign))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (2, "image-pull.login-needed")
+    assert _image_pull(report) == [("fail", "inferred", "image-pull.login-needed")]
+    assert report["headline"]["text"] == (
+        f"The registry {host} won't hand out {host}/team/trainer:2.2 without a login (it "
+        "doesn't exist there, or needs a login), and the training job 'train-001' has no "
+        "registry login for it."
+    )
+    assert not any("jobs-manager" in d for d in _details(report)), _details(report)
+
+
 def test_a_pull_without_a_login_of_an_image_served_to_anyone_says_nothing_of_the_machines(
     asking: Doctor, open_registry: Registry, token_registry: TokenFront
 ) -> None:
     """The registry hands the manager's and the database's images to anyone (public, as a
-    token without a login may read them) and wants a login for the new one: pulling the
-    public ones needed no login, so nothing says the machines hold one. The new image is a
-    login needed, inferred as ever."""
+    token without a login may read them) and wants a login for the new one: the kubelet's
+    download of the manager's image for a pod naming no login needed no login, so nothing
+    says the machines hold one. The new image is a login needed, inferred as ever."""
     for repository, tag in (("jobs-manager", "1.4"), ("library/mysql", "8.0")):
         open_registry.push_image(repository, tag, content=repository)
     token_registry.anonymous = True
     token_registry.public |= {"jobs-manager", "library/mysql"}
     host = token_registry.host
-    asking.load(_new_tag_where_the_machines_pulled_without_a_login(host, other_login=False))
+    asking.load(_new_tag_where_the_machines_pulled_without_a_login(host))
     result = asking.live("-o", "json")
     report = result.json()
     assert (result.exit_code, report["headline"]["code"]) == (2, "image-pull.login-needed")
@@ -1115,33 +1236,10 @@ def _finished_job_s_pod_gone(host: str, message: str, component: str = "kubelet"
     environment = _environment(host, pulled=True)
 
     def build(now: datetime) -> list[Obj]:
-        said = ts(now - timedelta(minutes=50))
-        event: Obj = {
-            "apiVersion": "v1",
-            "kind": "Event",
-            "metadata": {
-                "name": "train-001-x7k2p.17a1c2d3e4f5a6b7",
-                "namespace": "train",
-                "creationTimestamp": said,
-            },
-            "involvedObject": {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "name": "train-001-x7k2p",
-                "namespace": "train",
-                "uid": "uid-train-001-x7k2p",
-                "fieldPath": "spec.containers{trainer}",
-            },
-            "reason": "Pulled",
-            "message": message.format(image=f"{host}/trainer:2.1"),
-            "source": {"component": component, "host": "gpu-1"},
-            "firstTimestamp": said,
-            "lastTimestamp": said,
-            "count": 1,
-            "type": "Normal",
-            "reportingComponent": component,
-            "reportingInstance": "gpu-1",
-        }
+        said = message.format(image=f"{host}/trainer:2.1")
+        event = _pulled_event(
+            now, "train-001-x7k2p", "trainer", said, component=component, host="gpu-1"
+        )
         return [*environment(now), event]
 
     return build

@@ -23,6 +23,7 @@ from truegreen.doctor.knowledge.image_presence import (
     MachinePull,
     OwnLogin,
     Presence,
+    PullSign,
     RegistryAnswer,
     combined,
     download_size,
@@ -544,8 +545,12 @@ def _unknown(cause: Presence | OwnLogin) -> Outcome:
     return Outcome(UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, cause)
 
 
-PULLED_HERE = {"registry.corp.example:5000": MachinePull("registry.corp.example:5000/app:1")}
-"""A registry a machine pulled from for a pod that sent no login (`machines_may_log_in`)."""
+PULLED_HERE = {
+    "registry.corp.example:5000": MachinePull(
+        "registry.corp.example:5000/app:1", "app-1", PullSign.EVENT
+    )
+}
+"""A registry the kubelet downloaded from for a pod that sent no login (`machines_may_log_in`)."""
 
 
 @pytest.mark.parametrize(
@@ -656,24 +661,43 @@ def test_the_kubelet_pulled_what_a_container_status_carries_an_image_id_for() ->
     assert kubelet_pulled(CantRead(ReadFailure.FORBIDDEN, "no")) == frozenset()
 
 
-def _running(name: str, image: str, *logins: str) -> dict[str, Any]:
-    """A pod running `image` (its status carries the imageID), naming `logins`."""
+def _running(
+    name: str, image: str, *logins: str, policy: str | None = "Always", state: str = "running"
+) -> dict[str, Any]:
+    """A pod whose container, pulling `image` by `policy` (None: unset), is in `state` (its
+    status carries the imageID), naming `logins`."""
+    container = {"name": "main", "image": image}
+    if policy:
+        container["imagePullPolicy"] = policy
     return {
-        "metadata": {"name": name},
-        "spec": {
-            "imagePullSecrets": [{"name": n} for n in logins],
-            "containers": [{"name": "main", "image": image}],
+        "metadata": {"name": name, "uid": f"uid-{name}"},
+        "spec": {"imagePullSecrets": [{"name": n} for n in logins], "containers": [container]},
+        "status": {
+            "containerStatuses": [
+                {"name": "main", "imageID": f"{image}@sha256:1", "state": {state: {}}}
+            ]
         },
-        "status": {"containerStatuses": [{"name": "main", "imageID": f"{image}@sha256:1"}]},
     }
 
 
-def test_a_pull_for_a_pod_naming_no_login_is_the_registry_s_and_port_s_alone() -> None:
-    """A pod naming no registry login (its account's are in the stored pod already, and the
-    list never changes) ran an image: the machines pulled it with their own login, or none.
-    Not a pod naming one, whatever it holds now or whether it exists (it may have held one for
-    that registry then), nor Docker Hub's official images (served to anyone), nor a cloud
-    registry (its own rule). Keyed by the parsed registry: host and port, in its own case."""
+def _pulled(pod: str, message: str, uid: str | None = None, component: str = "kubelet") -> Any:
+    """The kubelet's `Pulled` Event about `pod` (image_manager.go EnsureImageExists)."""
+    involved = {"kind": "Pod", "name": pod, **({"uid": uid} if uid else {})}
+    return {
+        "reason": "Pulled",
+        "source": {"component": component},
+        "involvedObject": involved,
+        "message": message,
+    }
+
+
+def test_a_download_for_a_pod_naming_no_login_is_the_registry_s_and_port_s_alone() -> None:
+    """The kubelet downloaded an image (each pod here runs a container that pulls on every
+    start) for a pod naming no registry login (its account's are in the stored pod already, and
+    the list never changes): the machines pulled it with their own login, or none. Not a pod
+    naming one, whatever it holds now or whether it exists (it may have held one for that
+    registry then), nor Docker Hub's official images (served to anyone), nor a cloud registry
+    (its own rule). Keyed by the parsed registry: host and port, in its own case."""
     pods = Listed(
         (
             _running("a", "registry.corp.example:5000/covered:1", "corp"),
@@ -685,26 +709,82 @@ def test_a_pull_for_a_pod_naming_no_login_is_the_registry_s_and_port_s_alone() -
             _running("g", "Registry.Corp.Example/case:1"),
         )
     )
-    assert pulled_without_login(pods) == {
-        "registry.corp.example:5000": "registry.corp.example:5000/app:1",
-        "Registry.Corp.Example": "Registry.Corp.Example/case:1",
+    app = MachinePull("registry.corp.example:5000/app:1", "e", PullSign.ALWAYS)
+    case = MachinePull("Registry.Corp.Example/case:1", "g", PullSign.ALWAYS)
+    assert pulled_without_login(pods, None) == {
+        "registry.corp.example:5000": app,
+        "Registry.Corp.Example": case,
     }
-    assert pulled_without_login(CantRead(ReadFailure.FORBIDDEN, "no")) == {}
+    assert pulled_without_login(CantRead(ReadFailure.FORBIDDEN, "no"), None) == {}
     served = RegistryAnswer(Presence.PRESENT)
     refused = RegistryAnswer(Presence.LOGIN_NEEDED)
     answers = {
         ImageLookup("registry.corp.example:5000/app:1"): refused,
         ImageLookup("Registry.Corp.Example/case:1"): served,
     }
-    assert machines_may_log_in(pods, answers) == {
-        "registry.corp.example:5000": MachinePull("registry.corp.example:5000/app:1", refused)
+    assert machines_may_log_in(pods, None, answers) == {
+        "registry.corp.example:5000": MachinePull(
+            "registry.corp.example:5000/app:1", "e", PullSign.ALWAYS, refused
+        )
     }
-    assert machines_may_log_in(pods, {})["Registry.Corp.Example"] == MachinePull(
-        "Registry.Corp.Example/case:1"
-    ), "not asked: a pull that may have needed the machines' own login"
+    assert machines_may_log_in(pods, None, {})["Registry.Corp.Example"] == case, (
+        "not asked: a download that may have needed the machines' own login"
+    )
     wanted = [ImageLookup("registry.corp.example:5000/new:2", (), "linux/amd64")]
-    assert login_probes(wanted, pods) == [ImageLookup("registry.corp.example:5000/app:1")]
-    assert login_probes([ImageLookup("ghcr.io/new:2")], pods) == []
+    assert login_probes(wanted, pods, None) == [ImageLookup("registry.corp.example:5000/app:1")]
+    assert login_probes([ImageLookup("ghcr.io/new:2")], pods, None) == []
+
+
+DOWNLOADED = 'Successfully pulled image "r.example/a:1" in 3.1s (3.1s including waiting).'
+PRESENT = 'Container image "r.example/a:1" already present on machine'
+PRESENT_SINCE_1_33 = f"{PRESENT} and can be accessed by the pod"
+ONCE = "IfNotPresent"
+
+
+@pytest.mark.parametrize(
+    ("pod", "event", "sign"),
+    [
+        # The kubelet's word that it downloaded the image for this very pod (by uid too).
+        (_running("p", "r.example/a:1", policy=ONCE), _pulled("p", DOWNLOADED), PullSign.EVENT),
+        (
+            _running("p", "r.example/a:1", policy=ONCE),
+            _pulled("p", 'Successfully pulled image "r.example/a:1"', uid="uid-p"),
+            PullSign.EVENT,
+        ),
+        # A running container that pulls on every start: set, or the default with no tag.
+        (_running("p", "r.example/a:1"), None, PullSign.ALWAYS),
+        (_running("p", "r.example/a:1", policy=None), None, None),
+        (_running("p", "r.example/a", policy=None), None, PullSign.ALWAYS),
+        # No download measured: the imageID alone, the image already present, never pulled.
+        (_running("p", "r.example/a:1", policy=ONCE), None, None),
+        (_running("p", "r.example/a:1", policy=ONCE), _pulled("p", PRESENT), None),
+        (_running("p", "r.example/a:1", policy=ONCE), _pulled("p", PRESENT_SINCE_1_33), None),
+        (_running("p", "r.example/a:1", policy="Never"), None, None),
+        # Pulling on every start, but not running now: its last start's pull is not known.
+        (_running("p", "r.example/a:1", state="waiting"), None, None),
+        (_running("p", "r.example/a:1", state="terminated"), None, None),
+        # Another pod's download, a former pod of the same name's, another component's word.
+        (_running("p", "r.example/a:1", policy=ONCE), _pulled("q", DOWNLOADED), None),
+        (_running("p", "r.example/a:1", policy=ONCE), _pulled("p", DOWNLOADED, "uid-old"), None),
+        (
+            _running("p", "r.example/a:1", policy=ONCE),
+            _pulled("p", DOWNLOADED, component="image-warmer"),
+            None,
+        ),
+    ],
+)
+def test_only_a_download_measured_for_the_pod_says_the_machines_reached_the_registry(
+    pod: dict[str, Any], event: Any, sign: PullSign | None
+) -> None:
+    """A container status's imageID is set whether the kubelet downloaded the image or found it
+    on the machine (image_manager.go EnsureImageExists), and a present image starts without any
+    login where the pod pulls only when missing (shouldPullImage): only the kubelet's `Pulled`
+    Event saying it downloaded the image for that pod, or a running container that pulls on
+    every start, says the machine got it from the registry."""
+    found = pulled_without_login(Listed((pod,)), Listed((event,)) if event else None)
+    assert {r: (m.pod, m.sign) for r, m in found.items()} == (
+        {"r.example": ("p", sign)} if sign else {}
+    )
 
 
 @pytest.mark.parametrize(

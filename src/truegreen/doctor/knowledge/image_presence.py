@@ -35,6 +35,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
@@ -447,64 +448,169 @@ class OwnLogin(StrEnum):
     CLOUD = "cloud"
     """A cloud registry whose machines' credential provider logs in (MACHINE_LOGIN_REGISTRIES)."""
     PULLED = "pulled"
-    """A machine pulled an image from the registry for a pod that names no login
+    """The kubelet downloaded an image from the registry for a pod that names no login
     (`pulled_without_login`), and the registry, asked without one, did not hand that image out
     (`machines_may_log_in`)."""
 
 
+class PullSign(StrEnum):
+    """What says the kubelet downloaded an image from its registry for a pod, rather than
+    finding it on the machine: a container status's imageID says neither, as the kubelet sets
+    it on both paths (pkg/kubelet/images/image_manager.go EnsureImageExists)."""
+
+    EVENT = "event"
+    """Its `Pulled` Event about the pod says `Successfully pulled image`, not `already
+    present on machine`."""
+    ALWAYS = "always"
+    """The pod's container pulls its image on every start (imagePullPolicy Always, set or the
+    API server's default for `:latest`: pkg/apis/core/v1/defaults.go SetDefaults_Container) and
+    runs: that start asked the registry (image_manager.go shouldPullImage)."""
+
+
 class MachinePull(Struct, frozen=True):
-    """An image a machine pulled from a registry for a pod that names no login, and what the
-    registry answered when asked for it without one (None: not asked)."""
+    """An image the kubelet downloaded from a registry for a pod that names no login, the pod,
+    what says so, and what the registry answered when asked for it without one (None: not
+    asked)."""
 
     image: str
+    pod: str
+    sign: PullSign
     asked: RegistryAnswer | None = None
 
 
-def pulled_without_login(pods: ListRead) -> dict[str, str]:
-    """Per registry (the parsed image's host and port, as the kubelet's keyring matches it:
-    keyring.go URLsMatch), the first image a machine pulled from it (`_pod_pulled`) for a pod of
-    the namespace that names no registry login: the stored pod holds its account's too (the
-    ServiceAccount admission plugin copied them in), and a pod's list never changes, so the
-    kubelet pulled with the machine's own keyring alone (a node's config.json, a credential
-    provider: pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring), or with no login.
-    A pod that names one is not counted, whatever the login holds now: it may have held one
-    for that registry when the pull was made. Not Docker Hub's official images, served to
-    anyone, and not the cloud registries, judged so anyway (`machines_log_in`)."""
-    found: dict[str, str] = {}
-    for pod in pods.items if isinstance(pods, Listed) else ():
-        if o.pull_secret_names(o.mapping(pod.get("spec"))):
+class _PulledEvent(Struct, frozen=True):
+    """A kubelet's `Pulled` Event about a pod: the image it names, and whether it downloaded it
+    (`Successfully pulled image`) or found it on the machine (`already present`)."""
+
+    pod: str
+    uid: str | None
+    image: ImageReference
+    downloaded: bool
+
+
+def _kubelet_pulled_events(events: ListRead | None) -> list[_PulledEvent]:
+    """The kubelet's `Pulled` Events of the namespace, on a Pod (`_PULLED_MESSAGE`). Another
+    component's, a message of another shape, or one naming no valid reference says nothing."""
+    if not isinstance(events, Listed):
+        return []
+    found: list[_PulledEvent] = []
+    for event in events.items:
+        source = o.mapping(event.get("source")).get("component")
+        involved = o.mapping(event.get("involvedObject"))
+        if (
+            event.get("reason") != PULLED_EVENTS["reason"]
+            or KUBELET not in (source, event.get("reportingComponent"))
+            or involved.get("kind") != "Pod"
+        ):
             continue
-        for reference in _pod_pulled(pod):
-            registry = reference.registry
-            official = registry == DOCKER_HUB and reference.repository.startswith("library/")
-            if not official and not machines_log_in(registry):
-                found.setdefault(registry, str(reference))
+        said = _PULLED_MESSAGE.match(str(event.get("message", "")))
+        image = (said.group("pulled") or said.group("present")) if said else None
+        if not said or not image:
+            continue
+        try:
+            reference = parse_image(image)
+        except ImageReferenceError:
+            continue
+        uid = involved.get("uid")
+        found.append(
+            _PulledEvent(
+                str(involved.get("name", "")),
+                uid if isinstance(uid, str) and uid else None,
+                reference,
+                said.group("pulled") is not None,
+            )
+        )
     return found
 
 
-def login_probes(wanted: Sequence[ImageLookup], pods: ListRead) -> list[ImageLookup]:
-    """One look-up without a login per registry that `wanted` asks and that a machine pulled
-    from for a pod that names no login (`pulled_without_login`): whether the registry hands that
-    image to anyone says whether the pull needed the machine's own login. Not made where no
-    image of that registry is still to pull: a healthy namespace asks no registry."""
+def _downloads(pod: Mapping[str, Any], events: list[_PulledEvent]) -> list[MachinePull]:
+    """The images the kubelet measurably downloaded for `pod`: those its `Pulled` Events about
+    the pod (by name, and uid where both carry one: a pod of the same name made later is
+    another) say it pulled, then those of its running containers that pull on every start
+    (`PullSign`). Not an image the kubelet found on the machine (`already present`), nor one
+    that a container pulling only when missing (IfNotPresent) or never runs with no such
+    Event: its imageID is set all the same, and the kubelet started it without a login
+    (image_manager.go shouldPullImage; the KubeletEnsureSecretPulledImages gate, which would
+    check the pod's logins, is off by default before Kubernetes 1.35)."""
+    metadata = o.mapping(pod.get("metadata"))
+    name, uid = str(metadata.get("name", "")), metadata.get("uid")
+    found = [
+        MachinePull(str(e.image), name, PullSign.EVENT)
+        for e in events
+        if e.downloaded and e.pod == name and (e.uid is None or not uid or e.uid == uid)
+    ]
+    spec = o.mapping(pod.get("spec"))
+    containers = {str(c.get("name")): c for c in [*o.init_containers(spec), *o.containers(spec)]}
+    for status in o.container_statuses(pod):
+        container = containers.get(str(status.get("name")))
+        image = container.get("image") if container else None
+        if (
+            container is None
+            or not isinstance(image, str)
+            or "running" not in o.mapping(status.get("state"))
+            or pull_policy(container) != PULL_ALWAYS
+        ):
+            continue
+        try:
+            found.append(MachinePull(str(parse_image(image)), name, PullSign.ALWAYS))
+        except ImageReferenceError:
+            continue
+    return found
+
+
+def pulled_without_login(pods: ListRead, pulled_events: ListRead | None) -> dict[str, MachinePull]:
+    """Per registry (the parsed image's host and port, as the kubelet's keyring matches it:
+    keyring.go URLsMatch), the first image the kubelet downloaded from it (`_downloads`) for a
+    pod of the namespace that names no registry login: the stored pod holds its account's too
+    (the ServiceAccount admission plugin copied them in), and a pod's list never changes, so the
+    kubelet pulled with the machine's own keyring alone (a node's config.json, a credential
+    provider: pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring), or with no login.
+    A pod that names one is not counted, whatever the login holds now: it may have held one
+    for that registry when the pull was made; nor is a pod no longer stored, whose logins are
+    unknown. Not Docker Hub's official images, served to anyone, and not the cloud registries,
+    judged so anyway (`machines_log_in`)."""
+    events = _kubelet_pulled_events(pulled_events)
+    found: dict[str, MachinePull] = {}
+    for pod in pods.items if isinstance(pods, Listed) else ():
+        if o.pull_secret_names(o.mapping(pod.get("spec"))):
+            continue
+        for pull in _downloads(pod, events):
+            reference = parse_image(pull.image)
+            registry = reference.registry
+            official = registry == DOCKER_HUB and reference.repository.startswith("library/")
+            if not official and not machines_log_in(registry):
+                found.setdefault(registry, pull)
+    return found
+
+
+def login_probes(
+    wanted: Sequence[ImageLookup], pods: ListRead, pulled_events: ListRead | None
+) -> list[ImageLookup]:
+    """One look-up without a login per registry that `wanted` asks and that the kubelet
+    downloaded from for a pod that names no login (`pulled_without_login`): whether the registry
+    hands that image to anyone says whether the download needed the machine's own login. Not
+    made where no image of that registry is still to pull: a healthy namespace asks no
+    registry."""
     asked = {parse_image(lookup.image).registry for lookup in wanted}
     return [
-        ImageLookup(image)
-        for registry, image in pulled_without_login(pods).items()
+        ImageLookup(pull.image)
+        for registry, pull in pulled_without_login(pods, pulled_events).items()
         if registry in asked
     ]
 
 
-def machines_may_log_in(pods: ListRead, answers: RegistryAnswers) -> dict[str, MachinePull]:
-    """The registries the machines may log in to by their own means (`OwnLogin.PULLED`): a
-    machine pulled an image from it for a pod that names no login, and the registry, asked without
-    one (`login_probes`), did not hand that image out, or could not say. One that did proves
-    nothing: the pull needed no login."""
+def machines_may_log_in(
+    pods: ListRead, pulled_events: ListRead | None, answers: RegistryAnswers
+) -> dict[str, MachinePull]:
+    """The registries the machines may log in to by their own means (`OwnLogin.PULLED`): the
+    kubelet downloaded an image from it for a pod that names no login, and the registry, asked
+    without one (`login_probes`), did not hand that image out, or could not say. One that did
+    proves nothing: the download needed no login."""
     found: dict[str, MachinePull] = {}
-    for registry, image in pulled_without_login(pods).items():
-        asked = answers.get(ImageLookup(image))
+    for registry, pull in pulled_without_login(pods, pulled_events).items():
+        asked = answers.get(ImageLookup(pull.image))
         if asked is None or not asked.presence.is_served:
-            found[registry] = MachinePull(image, asked)
+            found[registry] = replace(pull, asked=asked)
     return found
 
 
@@ -522,28 +628,9 @@ def event_pulled(events: ListRead | None) -> frozenset[str]:
     container status's imageID, which it sets on both paths. Counted however old, while the
     cluster keeps the Event (kube-apiserver --event-ttl, 1 h by default), as a stored pod's
     imageID counts however old its pod is; its pod may be gone (a finished job's pods removed).
-    Only the kubelet's, on a Pod; a message of another shape or naming no valid reference says
-    nothing. None or unread: nothing (the registry is asked, as before any pull)."""
-    if not isinstance(events, Listed):
-        return frozenset()
-    found: set[str] = set()
-    for event in events.items:
-        source = o.mapping(event.get("source")).get("component")
-        if (
-            event.get("reason") != PULLED_EVENTS["reason"]
-            or KUBELET not in (source, event.get("reportingComponent"))
-            or o.mapping(event.get("involvedObject")).get("kind") != "Pod"
-        ):
-            continue
-        said = _PULLED_MESSAGE.match(str(event.get("message", "")))
-        image = (said.group("pulled") or said.group("present")) if said else None
-        if not image:
-            continue
-        try:
-            found.add(str(parse_image(image)))
-        except ImageReferenceError:
-            continue
-    return frozenset(found)
+    Only the kubelet's, on a Pod (`_kubelet_pulled_events`). None or unread: nothing (the
+    registry is asked, as before any pull)."""
+    return frozenset(str(e.image) for e in _kubelet_pulled_events(events))
 
 
 def still_to_pull(templates: Iterable[Template], pulled: frozenset[str]) -> bool:

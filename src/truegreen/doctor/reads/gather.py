@@ -487,9 +487,9 @@ def _ask_registry(
         machines,
         kubelet_pulled(pods, pulled_events),
     )
-    # Whether a registry the machines pulled from for pods that name no login hands that image
-    # to anyone: if not, the machines may log in there on their own (OwnLogin.PULLED).
-    probes = login_probes(wanted, pods)
+    # Whether a registry the kubelet downloaded from for pods that name no login hands that
+    # image to anyone: if not, the machines may log in there on their own (OwnLogin.PULLED).
+    probes = login_probes(wanted, pods, pulled_events)
     wanted += [probe for probe in probes if probe not in wanted]
     return schedule.submit(partial(registry.look_up, wanted))
 

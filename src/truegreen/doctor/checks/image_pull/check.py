@@ -21,6 +21,7 @@ from truegreen.doctor.checks.image_pull.words import (
     LOGIN_WRONG_TYPE_SKIPPED,
     NO_LOGIN_FOR_REGISTRY,
     NO_LOGIN_NOT_ASKED,
+    PULL_SIGNS,
     REGISTRY_REMEDIES,
     REGISTRY_WHY,
     SAY,
@@ -336,7 +337,8 @@ class _Statement(Struct):
     owners: list[PodTemplate] = field(default_factory=list)
     logins: list[str] = field(default_factory=list)
     pulled: MachinePull | None = None
-    """OwnLogin.PULLED: the image a machine pulled from the registry for a pod naming no login."""
+    """OwnLogin.PULLED: the image the kubelet downloaded from the registry for a pod naming no
+    login."""
 
 
 _NOT_CAPTURED = RegistryAnswer(Presence.NOT_CAPTURED, "the snapshot holds no answer for it")
@@ -353,7 +355,7 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
         return found
     judged = env.judged_job()
     statements: dict[tuple[str, str, Presence | OwnLogin | None], _Statement] = {}
-    pulled_here = machines_may_log_in(env.pods, answers)
+    pulled_here = machines_may_log_in(env.pods, env.pulled_events, answers)
     for template in env.templates():
         logins, lookups = template_lookups_of(
             template, env.service_accounts, env.secrets, judged.ref if judged else None, env.nodes
@@ -394,7 +396,7 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
             if outcome is None or not logins.complete:
                 continue
             key = (outcome.code, lookup.image, outcome.cause)
-            # Said only where it is the reason: the details name the image the machines pulled.
+            # Said only where it is the reason: the details name the image the kubelet downloaded.
             shown = pulled_here.get(registry) if outcome.cause is OwnLogin.PULLED else None
             statement = statements.setdefault(
                 key,
@@ -419,9 +421,10 @@ def _present_line(lookup: ImageLookup, answer: RegistryAnswer, owner: str) -> st
 
 
 def _pulled_details(registry: str, pulled: MachinePull) -> list[str]:
-    """What says the machines may log in to `registry` on their own: the image a machine pulled
-    from it for a pod that names no login, and the registry's answer for that image
-    without one (a refusal: the pull needed a login the pods do not send)."""
+    """What says the machines may log in to `registry` on their own: the image the kubelet
+    downloaded from it for a pod that names no login, what says it downloaded it, and the
+    registry's answer for that image without one (a refusal: the download needed a login the
+    pods do not send)."""
     asked = pulled.asked
     if asked is None:
         answer = f"{registry} was not asked for it without a login"
@@ -432,8 +435,8 @@ def _pulled_details(registry: str, pulled: MachinePull) -> list[str]:
         answer = f"whether {registry} hands it out without a login is not known: "
         answer += asked.reason or asked.presence
     return [
-        f"{pulled.image} was pulled by a machine for a pod here that names no imagePullSecrets "
-        "(its container status carries the kubelet's imageID)",
+        f"{pulled.image} was pulled by a machine for the pod {pulled.pod}, which names no "
+        f"imagePullSecrets: {PULL_SIGNS[pulled.sign]}",
         f"{pulled.image}: {answer}",
     ]
 

@@ -5,7 +5,7 @@ from typing import Final
 
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.findings import CheckId
-from truegreen.doctor.knowledge.image_presence import OwnLogin, Presence
+from truegreen.doctor.knowledge.image_presence import OwnLogin, Presence, PullSign
 from truegreen.plain_words import Wording
 
 OK: Final = "image-pull.ok"
@@ -163,6 +163,11 @@ REGISTRY_REMEDIES: Final[dict[Presence | OwnLogin, str]] = {
     f"give the programs that use it a registry login for {{registry}}; {_SKIP_LOOK_UP}.",
 }
 """What to do when the registry could not say, per reason."""
+PULL_SIGNS: Final[dict[PullSign, str]] = {
+    PullSign.EVENT: "the kubelet's Pulled event says it downloaded it",
+    PullSign.ALWAYS: "its container pulls it on every start (imagePullPolicy Always) and runs",
+}
+"""What says the kubelet downloaded an image for a pod naming no login (details only)."""
 
 SAY: Final = Words(CheckId.IMAGE_PULL, WORDS)
 """The check's findings, in these words."""
