@@ -20,6 +20,7 @@ from tests.support.fake_kubelet import FakeKubelet, exec_not_found
 from tests.support.monitoring import signal_ended
 from tests.support.real_parts import required
 from tests.support.scenarios import NAMESPACE, healthy, training_job
+from tests.support.trial_results import trial_pods_left
 
 Obj = dict[str, Any]
 
@@ -56,14 +57,6 @@ def torch_python() -> str:
     return str(TORCH_PYTHON)
 
 
-def _pods_left(doctor: Doctor) -> list[str]:
-    return [
-        p["metadata"]["name"]
-        for p in doctor.server.list_objects("Pod", NAMESPACE)
-        if "truegreen.io/trial" in (p["metadata"].get("labels") or {})
-    ]
-
-
 def test_a_healthy_trial_measures_and_leaves_nothing(doctor: Doctor) -> None:
     doctor.load(_cpu_job)
     doctor.server.admission.allow_creates = True
@@ -71,7 +64,7 @@ def test_a_healthy_trial_measures_and_leaves_nothing(doctor: Doctor) -> None:
     result = doctor.live("--trial", "-o", "json")
     assert result.exit_code == 0, result.stdout
     assert _trial_codes(result.json()) == [("trial.ok", "ok")]
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def test_a_slow_image_download_is_a_warning(doctor: Doctor) -> None:
@@ -116,7 +109,7 @@ def test_a_worker_that_cannot_reach_rank_0_fails(doctor: Doctor) -> None:
     codes = _trial_codes(result.json())
     assert ("trial.workers-missing", "fail") in codes
     assert ("trial.rank0-unreachable", "fail") in codes
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def test_rank_0_hosts_its_own_rendezvous_whatever_master_addr_the_job_states(
@@ -206,9 +199,9 @@ def _interrupted(doctor: Doctor, stop: signal.Signals) -> tuple[int, bytes, byte
         stderr=subprocess.PIPE,
     ) as run:
         deadline = time.monotonic() + 30
-        while not _pods_left(doctor) and time.monotonic() < deadline:
+        while not trial_pods_left(doctor.server) and time.monotonic() < deadline:
             time.sleep(0.05)
-        [started] = _pods_left(doctor)
+        [started] = trial_pods_left(doctor.server)
         assert started.startswith("truegreen-trial-train-llm-"), "precondition: the trial began"
         run.send_signal(stop)
         out, err = run.communicate(timeout=30)
@@ -218,13 +211,13 @@ def _interrupted(doctor: Doctor, stop: signal.Signals) -> tuple[int, bytes, byte
 def test_sigterm_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
     code, _, err = _interrupted(doctor, signal.SIGTERM)
     assert code == signal_ended(143), err
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def test_ctrl_c_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
     code, out, err = _interrupted(doctor, signal.SIGINT)
     assert code == signal_ended(130), err
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
     assert b"Traceback" not in err
     assert json.loads(out)["exit_code"] == 130, "-o json promises a document, interrupted too"
 
@@ -283,7 +276,7 @@ def test_a_trial_removes_only_what_an_interrupted_one_left(doctor: Doctor) -> No
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server)
     report = doctor.live("--trial", "-o", "json").json()
-    assert _pods_left(doctor) == [live], "another run's live pod stays"
+    assert trial_pods_left(doctor.server) == [live], "another run's live pod stays"
     [ok] = [f for f in report["findings"] if f["code"] == "trial.ok"]
     assert f"2 left by an interrupted trial removed first ({stale}, {ended})" in ok["headline"]
 
@@ -356,7 +349,7 @@ def test_the_runtime_s_default_shared_memory_is_a_warning_under_its_documented_c
         "loader with workers fills it."
     )
     assert result.exit_code == 0
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def _gpu_ranks(gpus_each: int) -> Any:
@@ -407,7 +400,7 @@ def _unmeasured(
     doctor.server.kubelet = kubelet
     result = doctor.live("--trial", "--trial-timeout", timeout, "-o", "json", "--verbose")
     report = result.json()
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
     return result.exit_code, [f for f in report["findings"] if f["check"] == "trial"]
 
 
@@ -588,11 +581,11 @@ def test_a_second_run_leaves_a_live_run_s_pods_alone(doctor: Doctor) -> None:
         stderr=subprocess.PIPE,
     ) as first:
         deadline = time.monotonic() + 30
-        while not _pods_left(doctor) and time.monotonic() < deadline:
+        while not trial_pods_left(doctor.server) and time.monotonic() < deadline:
             time.sleep(0.05)
-        [a_pod] = _pods_left(doctor)
+        [a_pod] = trial_pods_left(doctor.server)
         second = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
-        assert a_pod in _pods_left(doctor), "B left A's live pod"
+        assert a_pod in trial_pods_left(doctor.server), "B left A's live pod"
         out, err = first.communicate(timeout=60)
     b_pods = [name for name in doctor.server.kubelet.pods if name != a_pod]
     assert len(b_pods) == 1, "precondition: B made a pod of its own"
@@ -603,7 +596,7 @@ def test_a_second_run_leaves_a_live_run_s_pods_alone(doctor: Doctor) -> None:
     assert a_unknown["details"] == [
         f"{a_pod}: the probe had not reported when the trial's time ran out"
     ], err
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 _OUT_OF_CPU = "Node didn't have enough resource: cpu, requested: 4000, used: 15000, capacity: 16000"
@@ -648,7 +641,7 @@ def test_a_trial_pod_its_pinned_machine_turns_away_is_a_measured_failure_in_its_
     pod, said = detail.split(": ", 1)
     assert pod.startswith("truegreen-trial-train-llm-")
     assert said == f"the machine's kubelet failed the trial pod {words}"
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def test_a_worker_whose_machine_downloads_the_image_longer_is_waited_for(doctor: Doctor) -> None:
@@ -668,7 +661,7 @@ def test_a_worker_whose_machine_downloads_the_image_longer_is_waited_for(doctor:
     [ok] = [f for f in result.json()["findings"] if f["code"] == "trial.ok"]
     assert "the workers reach each other" in ok["headline"]
     assert result.exit_code == 0
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def test_a_worker_still_downloading_when_the_time_ran_out_is_no_network_failure(
@@ -685,7 +678,7 @@ def test_a_worker_still_downloading_when_the_time_ran_out_is_no_network_failure(
     assert ("trial.workers-missing", "fail") not in codes, "the worker never ran: not measured"
     assert codes == [("trial.ok", "ok"), ("trial.still-pulling", "fail")]
     assert result.exit_code == 2
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 NVML_NOT_LOADED = (
@@ -744,7 +737,7 @@ def test_a_rank_0_that_ended_before_it_ran_gets_no_workers(doctor: Doctor) -> No
     assert codes[0] == ("trial.container-not-started", "fail")
     assert {c for c, _ in codes} <= {"trial.container-not-started", "trial.container-ended"}
     assert result.exit_code == 2
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 LOG_REFUSED = (
@@ -894,7 +887,7 @@ def test_a_network_that_keeps_the_workers_apart_fails_though_rank_0_s_image_came
         ("trial.rank0-unreachable", "fail"),
     ], "rank 0's line is read: its run ended before doctor stopped reading"
     assert result.exit_code == 2
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def test_the_workers_download_the_image_while_rank_0_does(doctor: Doctor) -> None:
@@ -912,7 +905,7 @@ def test_the_workers_download_the_image_while_rank_0_does(doctor: Doctor) -> Non
     [ok] = [f for f in result.json()["findings"] if f["code"] == "trial.ok"]
     assert "the workers reach each other" in ok["headline"]
     assert result.exit_code == 0
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 TRAINER_IMAGE = "registry.example.com/trainer:2.1"
@@ -947,7 +940,7 @@ def test_an_image_no_machine_can_pull_is_one_finding_naming_every_trial_pod(
         f'{name}: Failed to pull image "{TRAINER_IMAGE}": {NOT_FOUND}' for name in names
     ]
     assert result.exit_code == 2
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def _job_with_sidecar(now: datetime) -> list[Obj]:
@@ -1001,7 +994,7 @@ def test_a_sidecar_the_kubelet_stopped_after_the_probe_is_no_failure(
     )
     assert found[1]["details"] == [f"{pod}: {unmeasured}"]
     assert result.exit_code == 3
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def _dra_job(count: int | None) -> Any:
@@ -1055,7 +1048,7 @@ def test_gpus_a_job_claims_through_dynamic_resource_allocation_are_checked(
         ("trial.ok", "ok"),
         ("trial.no-gpu-library", "unknown"),
     ], [(f["code"], f["details"]) for f in found]
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def test_a_worker_that_had_the_image_waits_for_rank_0_s_slow_download(doctor: Doctor) -> None:
@@ -1085,7 +1078,7 @@ def test_a_worker_that_had_the_image_waits_for_rank_0_s_slow_download(doctor: Do
     # The trial's 30 s from rank 0's create, less the 10 s its report needs.
     assert created.timestamp() + 19 <= until <= created.timestamp() + 20
     assert "TRUEGREEN_PROBE_WAIT_UNTIL" not in kubelet.started[rank0]
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def _chatty_python(folder: Path, lines: int, width: int) -> str:
@@ -1123,7 +1116,7 @@ def test_a_probe_line_after_a_long_log_is_read_whole(doctor: Doctor, tmp_path: P
     asked = [r.query.get("tailLines") for r in doctor.server.log if r.path.endswith("/log")]
     assert asked == ["50", "25"], asked
     assert result.exit_code == 0
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 NIC = "nic.example.com"

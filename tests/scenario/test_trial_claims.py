@@ -15,13 +15,10 @@ import pytest
 from tests.scenario.conftest import Doctor
 from tests.support.fake_kubelet import FakeKubelet
 from tests.support.scenarios import healthy, training_job
+from tests.support.trial_results import trial_findings
 
 Obj = dict[str, Any]
 MOUNT = "/data"
-
-
-def _trial(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [f for f in report["findings"] if f["check"] == "trial"]
 
 
 def _preparing_job(init_mount: dict[str, Any]) -> Any:
@@ -58,7 +55,7 @@ def test_an_init_container_the_trial_keeps_from_writing_the_job_s_data_is_unknow
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server, init_writers={"prepare-data"})
     result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json", "--verbose")
-    trial = _trial(result.json())
+    trial = trial_findings(result.json())
     assert [(f["code"], f["status"]) for f in trial] == [
         ("trial.read-only-for-trial", "unknown")
     ], trial
@@ -76,7 +73,7 @@ def test_an_init_container_the_job_itself_keeps_read_only_fails_as_it_would_for_
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server, init_writers={"prepare-data"})
     result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json")
-    assert [(f["code"], f["status"]) for f in _trial(result.json())] == [
+    assert [(f["code"], f["status"]) for f in trial_findings(result.json())] == [
         ("trial.container-ended", "fail")
     ]
     assert result.exit_code == 2
@@ -104,5 +101,5 @@ def test_every_mount_of_the_job_s_claims_is_read_only_and_the_volume_is_the_job_
     for container in [*spec["initContainers"], *spec["containers"]]:
         assert [m["readOnly"] for m in container["volumeMounts"]] == [True], container["name"]
     assert pod["metadata"]["annotations"]["truegreen.io/trial-read-only"] == "prepare-data"
-    codes = [(f["code"], f["status"]) for f in _trial(result.json())]
+    codes = [(f["code"], f["status"]) for f in trial_findings(result.json())]
     assert codes == ([("trial.read-only-for-trial", "unknown")] if writes else [("trial.ok", "ok")])

@@ -18,7 +18,8 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support.fake_kubelet import FakeKubelet
-from tests.support.scenarios import NAMESPACE, healthy, training_job
+from tests.support.scenarios import healthy, training_job
+from tests.support.trial_results import trial_findings, trial_pods_left
 
 Obj = dict[str, Any]
 TRIAL_SECONDS = 20
@@ -63,18 +64,6 @@ def _python_reading_slowly(folder: Path, pause: float) -> str:
     return str(launcher)
 
 
-def _trial(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [f for f in report["findings"] if f["check"] == "trial"]
-
-
-def _pods_left(doctor: Doctor) -> list[str]:
-    return [
-        p["metadata"]["name"]
-        for p in doctor.server.list_objects("Pod", NAMESPACE)
-        if "truegreen.io/trial" in (p["metadata"].get("labels") or {})
-    ]
-
-
 @pytest.mark.parametrize(
     ("pause", "pull", "said"),
     [
@@ -109,7 +98,7 @@ def test_a_dataset_that_reads_slowly_or_not_at_all_is_measured_within_the_trial_
         "--trial", "--trial-timeout", str(TRIAL_SECONDS), "-o", "json", "--verbose"
     )
     took = time.monotonic() - began
-    found = _trial(result.json())
+    found = trial_findings(result.json())
     assert [(f["code"], f["status"]) for f in found][-1:] == [("trial.data-slow", "warn")], found
     assert said in found[-1]["headline"], found[-1]["headline"]
     assert result.exit_code == 0
@@ -117,4 +106,4 @@ def test_a_dataset_that_reads_slowly_or_not_at_all_is_measured_within_the_trial_
     [env] = doctor.server.kubelet.started.values()
     assert int(env["TRUEGREEN_PROBE_TIMEOUT_S"]) <= TRIAL_SECONDS - 5, env
     assert int(env["TRUEGREEN_PROBE_END_AT"]) <= time.time(), "the end is on the server's clock"
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []

@@ -15,6 +15,7 @@ from typing import Any
 from tests.scenario.conftest import Doctor
 from tests.support.fake_kubelet import FakeKubelet
 from tests.support.scenarios import NAMESPACE, healthy, training_job
+from tests.support.trial_results import trial_findings, trial_pods_left
 
 Obj = dict[str, Any]
 INIT_IMAGE = "registry.example.com/tools/fetch-config:1.0"
@@ -30,18 +31,6 @@ def _job_with_init_container(now: datetime) -> list[Obj]:
     return [*(o for o in healthy(now) if o["kind"] != "Job"), job]
 
 
-def _trial(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [f for f in report["findings"] if f["check"] == "trial"]
-
-
-def _pods_left(doctor: Doctor) -> list[str]:
-    return [
-        p["metadata"]["name"]
-        for p in doctor.server.list_objects("Pod", NAMESPACE)
-        if "truegreen.io/trial" in (p["metadata"].get("labels") or {})
-    ]
-
-
 def test_an_init_container_s_quick_pull_never_hides_the_training_image_still_downloading(
     doctor: Doctor,
 ) -> None:
@@ -53,7 +42,7 @@ def test_an_init_container_s_quick_pull_never_hides_the_training_image_still_dow
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server, stall=True)
     result = doctor.live("--trial", "--trial-timeout", "4", "-o", "json", "--verbose")
-    found = _trial(result.json())
+    found = trial_findings(result.json())
     assert [(f["code"], f["status"]) for f in found] == [("trial.still-pulling", "fail")], found
     assert result.exit_code == 2
     init_pulled = [
@@ -63,7 +52,7 @@ def test_an_init_container_s_quick_pull_never_hides_the_training_image_still_dow
         and e["involvedObject"].get("fieldPath") == "spec.initContainers{fetch-config}"
     ]
     assert len(init_pulled) == 1, "precondition: the init container's image came"
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def test_the_download_time_said_is_the_training_image_s(doctor: Doctor) -> None:
@@ -73,10 +62,10 @@ def test_the_download_time_said_is_the_training_image_s(doctor: Doctor) -> None:
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server)
     result = doctor.live("--trial", "-o", "json")
-    found = _trial(result.json())
+    found = trial_findings(result.json())
     assert [(f["code"], f["status"]) for f in found] == [("trial.ok", "ok")], found
     headline = found[0]["headline"]
     assert headline.count("the image came in") == 1, headline
     assert "the image came in 1.3 s" in headline, headline
     assert result.exit_code == 0
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []

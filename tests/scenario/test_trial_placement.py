@@ -21,6 +21,7 @@ from tests.support.kueue_objects import (
     workload,
 )
 from tests.support.scenarios import NAMESPACE, healthy, training_job
+from tests.support.trial_results import trial_findings
 
 Obj = dict[str, Any]
 
@@ -31,10 +32,6 @@ NO_ROOM = (
     "control-plane: }, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 "
     "Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
 )
-
-
-def _trial(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [f for f in report["findings"] if f["check"] == "trial"]
 
 
 def _cpu_job(now: datetime) -> list[Obj]:
@@ -72,7 +69,7 @@ def test_a_trial_no_machine_takes_is_unknown_in_the_scheduler_s_words(doctor: Do
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server, unschedulable=NO_ROOM)
     result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
-    trial = _trial(result.json())
+    trial = trial_findings(result.json())
     assert [(f["code"], f["status"]) for f in trial] == [("trial.not-placed", "unknown")], (
         "a trial that never ran says so, in the scheduler's words"
     )
@@ -94,7 +91,7 @@ def test_a_trial_no_scheduler_takes_is_unknown_not_a_pass(doctor: Doctor) -> Non
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server, stop="scheduling")
     result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
-    [found] = _trial(result.json())
+    [found] = trial_findings(result.json())
     assert (found["code"], found["status"]) == ("trial.not-placed", "unknown"), found
     [pod] = doctor.server.kubelet.pods
     assert found["details"] == [f"{pod}: the trial pod was not placed on a machine in time"]
@@ -114,7 +111,7 @@ def test_a_distributed_trial_whose_rank_0_is_never_placed_starts_no_other_worker
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server, unschedulable=NO_ROOM)
     result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json")
-    assert [f["code"] for f in _trial(result.json())] == ["trial.not-placed"]
+    assert [f["code"] for f in trial_findings(result.json())] == ["trial.not-placed"]
     creates = [
         r
         for r in doctor.server.log
@@ -132,7 +129,7 @@ def test_the_trial_pods_wait_in_the_job_s_queue_and_run_once_admitted(doctor: Do
     doctor.server.admission.kueue_pods = KueuePods(manage_without_queue_name=True)
     doctor.server.kubelet = FakeKubelet(doctor.server)
     result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json")
-    assert [(f["code"], f["status"]) for f in _trial(result.json())] == [("trial.ok", "ok")]
+    assert [(f["code"], f["status"]) for f in trial_findings(result.json())] == [("trial.ok", "ok")]
     assert doctor.server.kubelet.threads, "the pod was let through to a machine"
     assert _trial_pods(doctor) == []
 
@@ -144,7 +141,7 @@ def test_a_queue_that_does_not_admit_the_trial_in_time_is_unknown(doctor: Doctor
     doctor.server.admission.kueue_pods = KueuePods(admits=False)
     doctor.server.kubelet = FakeKubelet(doctor.server)
     result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
-    [found] = _trial(result.json())
+    [found] = trial_findings(result.json())
     assert (found["code"], found["status"]) == ("trial.waited-for-queue", "unknown"), found
     assert any(KUEUE_GATE in line for line in found["details"]), found["details"]
     assert doctor.server.kubelet.threads == [], "precondition: no machine ever saw the pod"

@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.scenario.conftest import Doctor
 from tests.support.scenarios import NAMESPACE, healthy, training_job
+from tests.support.trial_results import trial_findings
 
 Obj = dict[str, Any]
 
@@ -21,10 +22,6 @@ def _cpu_job(now: datetime) -> list[Obj]:
     """The healthy namespace with its training job asking for no GPU."""
     objects = [o for o in healthy(now) if o["kind"] != "Job"]
     return [*objects, training_job("train-llm", now, gpus=0)]
-
-
-def _trial(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [f for f in report["findings"] if f["check"] == "trial"]
 
 
 def test_a_webhook_s_refusal_of_the_trial_pod_is_its_words_not_a_missing_permission(
@@ -42,7 +39,7 @@ def test_a_webhook_s_refusal_of_the_trial_pod_is_its_words_not_a_missing_permiss
     )
     result = doctor.live("--trial", "--trial-timeout", "10", "-o", "json")
     assert result.exit_code == 3
-    [refused] = _trial(result.json())
+    [refused] = trial_findings(result.json())
     assert (refused["code"], refused["status"]) == ("trial.refused", "unknown")
     [said] = refused["details"]
     assert re.fullmatch(
@@ -60,7 +57,7 @@ def test_a_login_that_may_not_create_pods_is_told_the_grant(doctor: Doctor) -> N
     doctor.load(_cpu_job)
     result = doctor.live("--trial", "-o", "json")
     assert result.exit_code == 3
-    [not_allowed] = _trial(result.json())
+    [not_allowed] = trial_findings(result.json())
     assert (not_allowed["code"], not_allowed["status"]) == ("trial.not-allowed", "unknown")
     assert not_allowed["remedy"].startswith("Grant the rights docs/trial.md lists")
     assert not_allowed["details"][0] == (

@@ -22,6 +22,7 @@ from tests.support.fake_apiserver import Fault
 from tests.support.fake_kubelet import FakeKubelet
 from tests.support.monitoring import signal_ended
 from tests.support.scenarios import NAMESPACE, healthy, training_job
+from tests.support.trial_results import trial_findings, trial_pods_left
 
 Obj = dict[str, Any]
 PODS = rf"^/api/v1/namespaces/{NAMESPACE}/pods$"
@@ -39,18 +40,6 @@ def _distributed_job(now: datetime) -> list[Obj]:
     job = training_job("train-llm", now, gpus=0)
     job["spec"].update({"parallelism": 2, "completions": 2, "completionMode": "Indexed"})
     return [*(o for o in healthy(now) if o["kind"] != "Job"), job]
-
-
-def _pods_left(doctor: Doctor) -> list[str]:
-    return [
-        p["metadata"]["name"]
-        for p in doctor.server.list_objects("Pod", NAMESPACE)
-        if "truegreen.io/trial" in (p["metadata"].get("labels") or {})
-    ]
-
-
-def _trial(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [f for f in report["findings"] if f["check"] == "trial"]
 
 
 def _until(done: Any, seconds: float = 30) -> None:
@@ -87,12 +76,14 @@ def test_a_create_answered_after_the_timeout_is_found_by_its_run_s_label_and_del
     doctor.server.kubelet = FakeKubelet(doctor.server, stall=True)
     doctor.server.inject(Fault.DELAY, PODS, method="POST", count=1, delay=3.0)
     report = doctor.live("--trial", "--trial-timeout", "20", "-o", "json").json()
-    assert [(f["code"], f["status"]) for f in _trial(report)] == [("trial.no-answer", "unknown")]
-    [no_answer] = _trial(report)
+    assert [(f["code"], f["status"]) for f in trial_findings(report)] == [
+        ("trial.no-answer", "unknown")
+    ]
+    [no_answer] = trial_findings(report)
     assert "refused" not in no_answer["headline"]
     assert no_answer["details"] == ["create pod: no answer in time"]
     _until(lambda: _stored_late(doctor))  # the server stored the pod after the timeout
-    assert _pods_left(doctor) == [], "the pod stored after the timeout is gone"
+    assert trial_pods_left(doctor.server) == [], "the pod stored after the timeout is gone"
     deletes = [r.status for r in doctor.server.requests("DELETE", TRIAL_POD)]
     assert deletes == [404, 200], "the delete at once found nothing; the one after did"
     [found] = [
@@ -117,7 +108,9 @@ def test_ctrl_c_while_the_create_is_stored_late_still_removes_the_pod(doctor: Do
         _, err = run.communicate(timeout=60)
     assert run.returncode == signal_ended(130), err
     _until(lambda: _stored_late(doctor))
-    assert _pods_left(doctor) == [], "the pod the server stored after Ctrl-C is gone too"
+    assert trial_pods_left(doctor.server) == [], (
+        "the pod the server stored after Ctrl-C is gone too"
+    )
     assert err.decode().endswith(
         "truegreen: stopped by Ctrl-C before the run had a result. run it again to get one\n"
     )
@@ -139,10 +132,10 @@ def test_an_interrupted_trial_whose_delete_fails_names_what_it_left(
     doctor.server.kubelet = FakeKubelet(doctor.server, stall=True)
     doctor.server.inject(fault, TRIAL_POD, method="DELETE")
     with _start(doctor, "-o", "json") as run:
-        _until(lambda: _pods_left(doctor))
+        _until(lambda: trial_pods_left(doctor.server))
         run.send_signal(stop)
         out, err = run.communicate(timeout=60)
-    [left] = _pods_left(doctor)
+    [left] = trial_pods_left(doctor.server)
     label = f"truegreen.io/trial-run={left.rsplit('-', 2)[-2]}"
     document = json.loads(out)
     assert (run.returncode, document["exit_code"]) == (signal_ended(code), code), err
@@ -163,7 +156,7 @@ def test_a_second_ctrl_c_while_the_pods_are_deleted_still_deletes_each(doctor: D
     doctor.server.kubelet = FakeKubelet(doctor.server, stop="running")
     doctor.server.inject(Fault.DELAY, r"/pods/truegreen-trial-[^/]+-0$", method="DELETE", delay=1.5)
     with _start(doctor) as run:
-        _until(lambda: len(_pods_left(doctor)) == 2)
+        _until(lambda: len(trial_pods_left(doctor.server)) == 2)
         run.send_signal(signal.SIGINT)
         _until(lambda: doctor.server.requests("DELETE", TRIAL_POD))
         time.sleep(0.5)
@@ -171,7 +164,7 @@ def test_a_second_ctrl_c_while_the_pods_are_deleted_still_deletes_each(doctor: D
         _, err = run.communicate(timeout=60)
     assert run.returncode == signal_ended(130), err
     assert len(doctor.server.requests("DELETE", TRIAL_POD)) == 2, "each pod got its delete"
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
 
 
 def test_a_second_ctrl_c_while_a_late_create_is_looked_for_names_the_pod(doctor: Doctor) -> None:

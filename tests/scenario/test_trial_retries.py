@@ -18,6 +18,7 @@ import pytest
 from tests.scenario.conftest import Doctor
 from tests.support.fake_kubelet import RETRIED_WORDS, FakeKubelet, Retried
 from tests.support.scenarios import NAMESPACE, healthy, training_job
+from tests.support.trial_results import trial_findings, trial_pods_left
 
 Obj = dict[str, Any]
 
@@ -28,18 +29,6 @@ def _cpu_job(now: datetime) -> list[Obj]:
     return [
         *(o for o in healthy(now) if o["kind"] != "Job"),
         training_job("train-llm", now, gpus=0),
-    ]
-
-
-def _trial(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [f for f in report["findings"] if f["check"] == "trial"]
-
-
-def _pods_left(doctor: Doctor) -> list[str]:
-    return [
-        p["metadata"]["name"]
-        for p in doctor.server.list_objects("Pod", NAMESPACE)
-        if "truegreen.io/trial" in (p["metadata"].get("labels") or {})
     ]
 
 
@@ -60,7 +49,7 @@ def test_a_step_that_failed_once_and_went_through_is_no_failure(
         if e.get("type") == "Warning"
     ]
     assert warnings, "precondition: the first try's Warning Events are there"
-    found = _trial(result.json())
+    found = trial_findings(result.json())
     assert [(f["code"], f["status"]) for f in found] == [("trial.ok", "ok")], found
     [ok] = found
     assert "the image came in 1.3 s" in ok["headline"], ok["headline"]
@@ -74,4 +63,4 @@ def test_a_step_that_failed_once_and_went_through_is_no_failure(
         for detail in ok["details"]
     ), ok["details"]
     assert result.exit_code == 0
-    assert _pods_left(doctor) == []
+    assert trial_pods_left(doctor.server) == []
