@@ -140,8 +140,8 @@ READ_REMEDIES: Final[dict[ReadFailure, str]] = {
     ReadFailure.TOO_LARGE: "Ask your cluster admin why {noun} are so many or so large; "
     "{count} lists them.",
     ReadFailure.NOT_CAPTURED: "Take a new snapshot with {snapshot} and check that one.",
-    # No longer limit is offered: the monitor refuses one too short for a quiet, healthy
-    # cluster (monitor/age.py), and doctor --watch has none to lengthen.
+    # Lengthening the limit is never the step: the monitor refuses one too short for a quiet,
+    # healthy cluster (monitor/age.py), and doctor --watch has none to lengthen.
     ReadFailure.UNCONFIRMED: "Check that the cluster is well ({health}) and that the "
     "connection to it stays open: a healthy cluster confirms what it follows about once a "
     "minute, even when nothing changes.",
