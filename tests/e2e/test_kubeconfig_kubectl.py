@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import textwrap
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -1075,6 +1076,55 @@ def test_tls_server_name_decides_for_both(
             "server among its subject alternative names, as it must; a Common Name alone is "
             "not enough."
         )
+
+
+@pytest.mark.parametrize("server_name", ["api..internal", ".api.internal", "api.intérnal"])
+def test_a_tls_server_name_no_certificate_can_name_is_refused_by_both(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    server_name: str,
+) -> None:
+    """crypto/tls checks the name as written against the certificate's names, which are ASCII
+    host names (x509 verify.go, VerifyHostname): an empty label, a leading dot or a letter
+    outside ASCII matches none, and kubectl says so. Python's idna codec raised UnicodeError on
+    the first; `ssl` refuses the second outright."""
+    api = serve("Bearer t0ken", tls=pki.named)
+    config = _write(
+        tmp_path, _cluster(api.url, pki, **{"tls-server-name": server_name}), {"token": "t0ken"}
+    )
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "x509: certificate is valid for api.internal, not" in by_kubectl.result.stderr
+    ours = truegreen(config, monkeypatch)
+    assert ours.result.exit_code == 3, ours.result.stderr
+    assert ours.why == (
+        f"Couldn't reach the cluster at {api.url}: TLS certificate does not name this server "
+        "among its subject alternative names, as it must; a Common Name alone is not enough."
+    )
+    assert api.authorizations == []
+
+
+def test_a_server_name_with_an_empty_label_is_not_found_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Go hands the name to the resolver as written, which finds nothing; Python's idna codec
+    raised UnicodeError in the resolving thread, whose traceback reached the terminal."""
+    api = serve("Bearer t0ken")
+    port = api.url.rsplit(":", 1)[1]
+    config = _write(tmp_path, _cluster(f"https://api..internal:{port}", pki), {"token": "t0ken"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert "lookup api..internal: no such host" in by_kubectl.result.stderr
+    uncaught: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", uncaught.append)
+    ours = truegreen(config, monkeypatch)
+    assert [str(hook.exc_value) for hook in uncaught] == []
+    assert (
+        ours.why
+        == f"Couldn't reach the cluster at https://api..internal:{port}: address not found."
+    )
+    assert ours.result.stderr == ""
 
 
 def test_a_certificate_naming_its_server_only_in_the_common_name_is_refused_by_both(

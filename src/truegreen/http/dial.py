@@ -200,7 +200,11 @@ def resolve_name(host: str, port: int, deadline: Deadline) -> list[Address]:
 
     def look_up() -> None:
         try:
-            for family, _, _, _, address in socket.getaddrinfo(bare, port, type=socket.SOCK_STREAM):
+            # As bytes, as Go's resolver passes it: a text name would go through the idna codec,
+            # which loads stringprep's tables and raises UnicodeError (in this thread) for a
+            # name such as `a..b`, where the resolver's own answer is "not found".
+            answers = socket.getaddrinfo(bare.encode(), port, type=socket.SOCK_STREAM)
+            for family, _, _, _, address in answers:
                 found.append((family, (str(address[0]), int(address[1]))))
         except OSError as error:
             errors.append(error)

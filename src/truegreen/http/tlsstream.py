@@ -7,7 +7,6 @@ https); every byte still moves through the inner stream's deadline-bounded calls
 
 import os
 import ssl
-import tempfile
 import threading
 from pathlib import Path
 
@@ -99,6 +98,10 @@ def _load_pair(context: ssl.SSLContext, chain: list[PemBlock], key_block: PemBlo
     `X509KeyPair` takes to a private folder, as Go's pem.Encode writes them (so OpenSSL's PEM
     reader, which differs in corners, reads what Go read), load, delete; OpenSSL's own error
     (or _PassphraseAskedError) is raised."""
+    # Imported here, not at the top: tempfile brings shutil, random and the compression
+    # modules, which every run against a cluster that takes a token would load for nothing.
+    import tempfile
+
     folder = Path(tempfile.mkdtemp(prefix="truegreen-tls-"))  # mkdtemp makes it 0700
     cert, key = folder / "client.crt", folder / "client.key"
     contents = (
@@ -162,9 +165,22 @@ class TlsStream:
         self._incoming = ssl.MemoryBIO()
         self._outgoing = ssl.MemoryBIO()
         self._server_name = server_name
-        self._tls = context.wrap_bio(
-            self._incoming, self._outgoing, server_side=False, server_hostname=server_name
-        )
+        try:
+            # As bytes, `ssl` takes the name as it is (Go's crypto/tls does too); as text it
+            # would pass through the idna codec, which loads stringprep's tables on every run
+            # and raises UnicodeError for a name such as `a..b`.
+            self._tls = context.wrap_bio(
+                self._incoming,
+                self._outgoing,
+                server_side=False,
+                server_hostname=server_name.encode("ascii"),
+            )
+        except (UnicodeEncodeError, ValueError, TypeError):
+            # A name OpenSSL cannot check (not ASCII, a NUL, a leading dot): certificates name
+            # servers in ASCII only, so none names it, as Go's verification finds.
+            raise CertificateNameError(
+                f"the server's certificate cannot name {server_name!r}, which is not a host name"
+            ) from None
 
     def _flush(self, deadline: Deadline) -> None:
         pending = self._outgoing.read()
