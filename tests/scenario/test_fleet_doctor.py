@@ -192,6 +192,34 @@ def test_a_login_that_may_not_list_namespaces_is_one_line_and_exit_3(
 
 
 @pytest.mark.parametrize(
+    ("fault", "status"),
+    [
+        (Fault.SERVER_ERROR, '500): "Internal error occurred: etcdserver: request timed out"'),
+        (Fault.UNAVAILABLE, '503): "the server is currently unable to handle the request"'),
+    ],
+)
+def test_a_namespace_list_the_server_answers_with_an_error_quotes_the_server(
+    fleet: FakeApiServer, kubeconfig: Path, fault: Fault, status: str
+) -> None:
+    """kubectl prints the Status message of a failed list (`Error from server (InternalError):
+    Internal error occurred: …`); doctor -A quoted only the status code, and told the operator
+    to check a connection that had worked."""
+    fleet.inject(fault, r"^/api/v1/namespaces$")
+    result = _doctor(kubeconfig, "-A", "-o", "json")
+    assert result.exit_code == 3
+    headline = result.json()["headline"]
+    assert headline["code"] == "namespaces-not-listed"
+    assert headline["text"] == (
+        "Couldn't list the namespaces: list namespaces: the cluster answered with an error "
+        f"({status}"
+    )
+    assert headline["remedy"] == (
+        "Run again; if it stays, ask your cluster admin to check the cluster's health "
+        f"(`kubectl --kubeconfig {kubeconfig} get --raw /readyz`)."
+    )
+
+
+@pytest.mark.parametrize(
     ("args", "said"),
     [
         (("--namespace-selector", "team in ml"), "is not a label selector: found 'ml'"),

@@ -696,11 +696,25 @@ def namespaces_not_listed(
 ) -> TruegreenError:
     """Namespaces that could not be listed because no cluster answered (or none took the
     login), said as one namespace's run says it: which cluster, why, and the kubectl line
-    that shows whether it answers; any other failure to list stands as it is."""
+    that shows whether it answers. A cluster that answered with an error is quoted in its own
+    words (kubectl prints the Status message too), with the step for that failure; a refusal
+    of the permission stands as it is."""
+    from truegreen.cluster.namespace_selection import NamespacesNotListedError
+    from truegreen.plain_words import read_remedy
+
     cant = error.cant
-    if cant is not None and (not cant.reached or cant.failure is ReadFailure.UNAUTHORIZED):
+    if cant is None:
+        return error
+    if not cant.reached or cant.failure is ReadFailure.UNAUTHORIZED:
         return _nothing_read(Unreachable(cant), where, kubectl)
-    return error
+    said = f': "{cant.server_message}"' if cant.server_message else ""
+    listed = NamespacesNotListedError(
+        error.what,
+        f"{cant.reason}{said}",
+        read_remedy(Kind.NAMESPACE, cant, kubectl, noun="the namespaces"),
+    )
+    listed.cant = cant
+    return listed
 
 
 def _nothing_read(
