@@ -149,10 +149,10 @@ def test_the_selector_parses_as_kubectl_parses_it(selector: str) -> None:
 
 
 _NAMESPACES = {
-    "train-a": {"team": "ml", "tier": "train"},
-    "train-b": {"team": "ml", "tier": "eval"},
+    "train-a": {"team": "ml", "tier": "train", "gen": "3"},
+    "train-b": {"team": "ml", "tier": "eval", "gen": "1"},
     "scratch": {"team": "ml", "scratch": "yes"},
-    "web": {"team": "web"},
+    "web": {"team": "web", "gen": "x"},
     "bare": {},
 }
 
@@ -168,7 +168,16 @@ def _add_namespaces(fake_api: FakeApiServer) -> None:
 
 @pytest.mark.parametrize(
     "selector",
-    ["team=ml", "team=ml,!scratch", "tier in (train,eval)", "team notin (ml)", "!team", "team"],
+    [
+        "team=ml",
+        "team=ml,!scratch",
+        "tier in (train,eval)",
+        "team notin (ml)",
+        "!team",
+        "team",
+        "gen>2",
+        "gen<3",
+    ],
 )
 def test_the_namespaces_resolved_are_the_ones_kubectl_lists(
     fake_api: FakeApiServer, kubeconfig: Path, selector: str
@@ -189,6 +198,19 @@ def test_the_namespaces_resolved_are_the_ones_kubectl_lists(
         assert sorted(resolve_namespaces(chosen, cluster)) == sorted(listed)
     sent = fake_api.requests("GET", r"^/api/v1/namespaces$")
     assert sent[-1].query.get("labelSelector") == parse_selector(selector).text()
+
+
+@pytest.mark.parametrize(("selector", "chosen"), [("gen>2", ["train-a"]), ("gen<3", ["train-b"])])
+def test_gt_and_lt_choose_the_namespaces_whose_label_is_a_number_beyond_it(
+    fake_api: FakeApiServer, kubeconfig: Path, selector: str, chosen: list[str]
+) -> None:
+    """A real API server accepts `>` and `<` (labels/selector.go): only a label that is there
+    and reads as an integer can match (`web` has gen=x, `bare` no gen). The fake refused them
+    with 400, so doctor could not be tried on them."""
+    _add_namespaces(fake_api)
+    selection = NamespaceSelection(SelectionMode.SELECTOR, selector=parse_selector(selector))
+    with LiveCluster.connect(ConnectionSettings(kubeconfig)) as cluster:
+        assert list(resolve_namespaces(selection, cluster)) == chosen
 
 
 def test_every_namespace_for_all_namespaces(fake_api: FakeApiServer, kubeconfig: Path) -> None:

@@ -45,6 +45,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | a StatefulSet's RollingUpdate replaces one pod at a time from the highest ordinal down to `rollingUpdate.partition`, the old pod gone before its namesake starts, and stops at a new pod that is not Ready; the status counts `replicas`, `readyReplicas`, `availableReplicas`, and `currentReplicas`/`updatedReplicas` (pods not terminating, by `controller-revision-hash`); `currentRevision` becomes `updateRevision` once every pod is updated and Ready; `OnDelete` replaces nothing (`tests/support/rollout.py`, `kubectl rollout status` the oracle in `tests/e2e/test_kubectl_rollout_kinds.py`) | pkg/controller/statefulset/stateful_set_control.go `updateStatefulSet` (the update loop: delete the largest ordinal not at `updateRevision`, wait for unhealthy pods), `computeReplicaStatus`; pkg/controller/statefulset/stateful_set_utils.go `completeRollingUpdate`; pkg/apis/apps/v1/defaults.go `SetDefaults_StatefulSet` (partition 0) |
 | a DaemonSet's RollingUpdate (maxSurge 0, maxUnavailable 1) replaces its pods one node at a time, old pod stopped first, and stops at a new pod that is not available; the status counts `desiredNumberScheduled`, `currentNumberScheduled`, `numberReady`, `updatedNumberScheduled` (by `controller-revision-hash`), `numberAvailable`, `numberUnavailable` over the pods not terminating (`tests/support/rollout.py`, kubectl the oracle as above) | pkg/controller/daemon/update.go `rollingUpdate`; pkg/controller/daemon/daemon_controller.go `updateDaemonSetStatus`, `syncDaemonSet` (OnDelete: no update); pkg/apis/apps/v1/defaults.go `SetDefaults_DaemonSet` |
 | answers framed as kube-apiserver 1.36 over Go 1.26's net/http sends them to a client that does not ask for gzip: compact JSON and a newline; an answer of at most 2048 bytes with `Content-Length`, a bigger one `Transfer-Encoding: chunked`; a list is written a piece at a time (`{`, each key, `:`, each value, `,`, each item, `]`, `}\n`), which Go's 2048-byte buffer turns into chunks: it fills to 2048 and sends that, and a write longer than an empty buffer goes out as one chunk of its own; a pod log flushes its headers first, so it is always chunked, written in 32 KiB reads. To a client that sends `Accept-Encoding: gzip` (as kubectl does), an answer over 128 KiB is gzip-encoded at level 1 with `Content-Encoding: gzip` and `Vary: Accept-Encoding` (not a watch, not a log) | Go src/net/http/server.go (`bufferBeforeChunkingSize`, `(*chunkWriter).writeHeader`: Content-Length only when the handler is done and the body fit, `(*response).finishRequest`), src/bufio/bufio.go `(*Writer).Write`; kubernetes/apimachinery v0.36.3 pkg/runtime/serializer/json/json.go `doEncode` (`json.NewEncoder(w).Encode`), collections.go `streamingEncodeList`; kubernetes/apiserver v0.36.3 pkg/features/kube_features.go (`StreamingCollectionEncodingToJSON` GA and locked on since 1.34), pkg/server/genericapiserver.go `NewDefaultAPIGroupInfo`, pkg/endpoints/handlers/responsewriters/writers.go `SerializeObject`, `deferredResponseWriter` (gzip above `defaultGzipThresholdBytes`), compression.go (`gzipContentEncodingLevel = 1`, `ContentEncodingSupported`), `StreamObject` (flush, then `io.Copy`) |
+| label selectors: `=`, `==`, `!=`, `in`, `notin`, `key`, `!key`, and `>`/`<`: one integer value (else 400 "for 'Gt', 'Lt' operators, the value must be an integer"), matching only a label that is there and reads as a base-10 int64 | staging/src/k8s.io/apimachinery/pkg/labels/selector.go `NewRequirement`, `Requirement.Matches` (`strconv.ParseInt(ls.Get(r.key), 10, 64)`) |
 | every answer carries a `Date` header, the server's clock (a trial's end is set on it, so that the probe's deadline and doctor's reading window share one clock) | Go src/net/http/server.go `(*chunkWriter).writeHeader` (`appendTime` when the handler set none) |
 """
 
@@ -1334,8 +1335,11 @@ class FakeApiServer:
 # -- selectors ---------------------------------------------------------------------------------
 
 _LABEL_TERM = re.compile(
-    r"^\s*(?:(?P<not>!)\s*(?P<nkey>[\w./-]+)|(?P<key>[\w./-]+)\s*(?:(?P<op>==|=|!=)\s*(?P<value>[\w.-]*)|\s+(?P<setop>in|notin)\s*\((?P<values>[^)]*)\)|))\s*$"
+    r"^\s*(?:(?P<not>!)\s*(?P<nkey>[\w./-]+)|(?P<key>[\w./-]+)\s*(?:(?P<op>==|=|!=|>|<)\s*(?P<value>[\w.-]*)|\s+(?P<setop>in|notin)\s*\((?P<values>[^)]*)\)|))\s*$"
 )
+
+_INT64 = re.compile(r"[+-]?[0-9]{1,19}")
+"""What strconv.ParseInt(s, 10, 64) reads (the range aside: the fake's labels stay small)."""
 
 
 def _split_terms(selector: str) -> list[str]:
@@ -1361,11 +1365,18 @@ class LabelRequirement:
     """One term of a label selector: `key op values`."""
 
     key: str
-    op: str  # "exists", "!exists", "=", "!=", "in", "notin"
+    op: str  # "exists", "!exists", "=", "!=", "in", "notin", ">", "<"
     values: frozenset[str] = frozenset()
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         value = labels.get(self.key)
+        if self.op in (">", "<"):
+            # Gt and Lt: the label must be there and read as a base-10 int64
+            # (selector.go Requirement.Matches, strconv.ParseInt); anything else never matches.
+            (bound,) = self.values
+            if value is None or not _INT64.fullmatch(value):
+                return False
+            return int(value) > int(bound) if self.op == ">" else int(value) < int(bound)
         return {
             "exists": self.key in labels,
             "!exists": self.key not in labels,
@@ -1394,6 +1405,17 @@ def parse_label_selector(selector: str) -> LabelSelector:
             raise ApiFailureError(400, "BadRequest", f"unable to parse requirement: {term!r}")
         if match["not"]:
             requirements.append(LabelRequirement(match["nkey"], "!exists"))
+        elif match["op"] in (">", "<"):
+            # selector.go NewRequirement: exactly one value, and it must be an integer
+            if not _INT64.fullmatch(match["value"]):
+                raise ApiFailureError(
+                    400,
+                    "BadRequest",
+                    f"unable to parse requirement: values[0]: Invalid value: "
+                    f"{match['value']!r}: for 'Gt', 'Lt' operators, the value must be an integer",
+                )
+            values = frozenset({match["value"]})
+            requirements.append(LabelRequirement(match["key"], match["op"], values))
         elif match["op"]:
             op = "!=" if match["op"] == "!=" else "="
             requirements.append(LabelRequirement(match["key"], op, frozenset({match["value"]})))
