@@ -1006,6 +1006,63 @@ def test_a_server_address_go_cannot_parse_is_refused_by_both_before_any_request(
     assert api.log == []
 
 
+@pytest.mark.parametrize(
+    ("written", "kubectl_says", "why"),
+    [
+        (
+            "https://127.0.0.1:99999",
+            "dial tcp: address 99999: invalid port",
+            "its port is above 65535, the highest there is (kubectl says: dial tcp: address "
+            "99999: invalid port)",
+        ),
+        (
+            "https://127.0.0.1:065536",
+            "dial tcp: address 065536: invalid port",
+            "its port is above 65535, the highest there is (kubectl says: dial tcp: address "
+            "065536: invalid port)",
+        ),
+        (
+            "ftp://127.0.0.1:{port}",
+            'unsupported protocol scheme "ftp"',
+            "kubectl reaches a cluster only at an http:// or https:// address (it says: "
+            'unsupported protocol scheme "ftp")',
+        ),
+        (
+            "FTP://127.0.0.1:{port}",
+            'unsupported protocol scheme "ftp"',
+            "kubectl reaches a cluster only at an http:// or https:// address (it says: "
+            'unsupported protocol scheme "ftp")',
+        ),
+    ],
+    ids=["port-above-65535", "port-65536-with-a-leading-zero", "ftp", "ftp-in-capitals"],
+)
+def test_a_server_address_go_parses_but_cannot_dial_is_refused_by_both_before_any_request(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    written: str,
+    kubectl_says: str,
+    why: str,
+) -> None:
+    """Go's url.Parse takes any digits as a port and any scheme; its transport then refuses
+    the request before dialling (net/http transport.go `roundTrip`: `unsupported protocol
+    scheme`; net lookup.go `LookupPort`: `invalid port`). Doctor said "no route to the server"
+    and told the operator to check the network, for an address nothing was ever sent to."""
+    api = serve(tls=None, any_login=True)
+    port = api.url.rsplit(":", 1)[1]
+    server = written.format(port=port)
+    config = _write(tmp_path, _cluster(server, pki), {"token": "t0ken"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert kubectl_says in by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).refused() == (
+        f"the server address {server!r} of cluster 'c' in kubeconfig {config} is not usable: "
+        f"{why}. correct the server address in the file's clusters section"
+    )
+    assert api.log == []
+
+
 def test_an_ipv6_zone_in_the_server_address_is_dialled_as_go_dials_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -476,6 +476,22 @@ def test_an_unusable_server_address_is_quoted_without_its_password(
     assert "hun" not in line
 
 
+def test_a_port_above_65535_that_is_a_password_s_text_is_not_quoted(tmp_path: Path) -> None:
+    """A `/` in the password ends the authority: Go reads `123456` as the port and refuses it
+    when it dials (net lookup.go `LookupPort`: `dial tcp: address 123456: invalid port`, the
+    password in kubectl's words). The line names neither the port nor the password."""
+    config = _entries()
+    config["clusters"] = [{"name": "a", "cluster": {"server": "https://admin:123456/x@h:6443"}}]
+    with pytest.raises(ConnectionSetupError) as caught:
+        _resolve(tmp_path, config)
+    assert caught.value.line() == (
+        f"the server address 'https://<redacted>@h:6443' of cluster 'a' in kubeconfig "
+        f"{tmp_path / 'kc'} is not usable: its port is above 65535, the highest there is "
+        "(kubectl says: invalid port). correct the server address in the file's clusters "
+        "section"
+    )
+
+
 # -- several KUBECONFIG files: each message names the file of its entry ----------------------
 
 

@@ -202,17 +202,52 @@ def _usable_address(server: str, cluster_name: str, cluster: _Entry) -> str:
     address = _server_url(server)
     netloc = "" if address is None else urlsplit(address).netloc
     fault = _written_fault(server) or ("" if address is None else _host_fault(netloc))
-    if address is not None and not fault:
-        return address
     # The reason quotes the host, which is the user part's own text where a `/`, `?` or `#`
     # in a password ended the authority before its `@` (`https://u:p/w@host`: port "p").
-    shown = fault if fault and netloc.count("@") == server.count("@") else ""
+    quotable = netloc.count("@") == server.count("@")
+    if address is not None and not fault:
+        undialled = _dial_fault(address, quotable=quotable)
+        if not undialled:
+            return address
+        why = undialled
+    else:
+        shown = fault if fault and quotable else ""
+        why = "host must be a URL or a host:port pair" + (f" ({shown})" if shown else "")
     raise ConnectionSetupError(
         f"the server address {_without_user_part(server)!r} of cluster {cluster_name!r} in "
         f"{cluster.named} is not usable",
-        "host must be a URL or a host:port pair" + (f" ({shown})" if shown else ""),
+        why,
         "correct the server address in the file's clusters section",
     )
+
+
+_HIGHEST_PORT = 65535
+
+
+def _dial_fault(address: str, *, quotable: bool) -> str:
+    """Why Go stops a request to `address`, which its url.Parse accepts, before anything is
+    dialled ("" when it does not), checked in Go's order, with kubectl's words: a scheme other
+    than http and https (net/http transport.go `(*Transport).roundTrip`: `unsupported protocol
+    scheme`), then a port above 65535 (url.Parse takes any digits; net lookup.go
+    `(*Resolver).LookupPort` refuses the number: `dial tcp: address 99999: invalid port`).
+    The port is quoted only where it is `quotable` (not a password's text)."""
+    parts = urlsplit(address)
+    scheme = parts.scheme.lower()  # Go's url.Parse lowers it too
+    if scheme not in ("http", "https"):
+        return (
+            "kubectl reaches a cluster only at an http:// or https:// address "
+            f'(it says: unsupported protocol scheme "{scheme}")'
+        )
+    host = parts.netloc.rpartition("@")[2]
+    after_host = host[host.rfind("]") + 1 :] if host.startswith("[") else host
+    port = after_host.rpartition(":")[2] if ":" in after_host else ""
+    # All digits (`_host_fault` saw to that), leading zeros allowed, as Go allows them; one
+    # too long for int() is above the highest anyway.
+    number = port.lstrip("0")
+    if len(number) <= len(str(_HIGHEST_PORT)) and int(number or "0") <= _HIGHEST_PORT:
+        return ""
+    said = f"dial tcp: address {port}: invalid port" if quotable else "invalid port"
+    return f"its port is above {_HIGHEST_PORT}, the highest there is (kubectl says: {said})"
 
 
 _SCHEME_PREFIX = LazyPattern(r"[A-Za-z][A-Za-z0-9+.\-]*://")
