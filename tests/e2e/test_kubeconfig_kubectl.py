@@ -1082,16 +1082,49 @@ def test_an_ipv6_zone_in_the_server_address_is_dialled_as_go_dials_it(
         api.stop()
 
 
+@pytest.mark.parametrize(
+    "after",
+    ["?x=1", "/?x=1", "#x", "/?x=1#y", "/prefix/..", "//a%20b/./../"],
+    ids=[
+        "query",
+        "slash-and-query",
+        "fragment",
+        "query-and-fragment",
+        "dot-dot",
+        "slashes-escape-and-dots",
+    ],
+)
+def test_a_server_address_s_query_fragment_and_path_are_read_by_both_as_go_reads_them(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: str
+) -> None:
+    """client-go clears the address's query and fragment (rest/client.go `NewRESTClient`),
+    joins its path with each request's as `path.Join` does, and sets each request's own query
+    (rest/request.go `(*Request).URL()`): kubectl reaches `/api…` here. Doctor sent
+    `GET /?x=1/apis`, the API's path glued into the query (or `/prefix/../apis` as written),
+    and said that nothing at the address serves the Kubernetes API."""
+    api = serve("Bearer t0ken")
+    config = _write(tmp_path, _cluster(f"{api.url}{after}", pki), {"token": "t0ken"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    api.log.clear()
+    ours = truegreen(config, monkeypatch)
+    assert ours.connected, ours.report["headline"]
+    assert api.log
+    assert [r for r in api.log if not r.path.startswith("/api") or "x" in r.query] == []
+
+
+@pytest.mark.parametrize("after", ["", "/?token=x#y"], ids=["path", "path-query-and-fragment"])
 def test_a_server_address_whose_path_is_not_the_api_s_reaches_no_api_in_either(
-    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: str
 ) -> None:
     """`server: https://host:port/prefix` where the API is served at `/`: every path answers
     Go's bare `404 page not found`. kubectl's discovery fails on it (client-go reads a 404
     without a Status as `the server could not find the requested resource`); doctor must not
     read the 404s as objects measured absent ("The environment's space 'train' doesn't
-    exist"), but as an address that serves no Kubernetes API, which it cannot check."""
+    exist"), but as an address that serves no Kubernetes API, which it cannot check. The
+    address is named as requests go to it: without a query or a fragment, never sent."""
     api = serve("Bearer t0ken")
-    config = _write(tmp_path, _cluster(f"{api.url}/prefix", pki), {"token": "t0ken"})
+    config = _write(tmp_path, _cluster(f"{api.url}/prefix{after}", pki), {"token": "t0ken"})
     by_kubectl = kubectl(config, tmp_path)
     assert not by_kubectl.connected
     assert "the server could not find the requested resource" in by_kubectl.result.stderr
@@ -1103,7 +1136,7 @@ def test_a_server_address_whose_path_is_not_the_api_s_reaches_no_api_in_either(
         "Kubernetes API; it answers 404 not found."
     )
     assert ours.report["headline"]["code"] == "cluster-unreachable"
-    assert [(r.path, r.status) for r in api.log] == [("/prefix/apis", 404)]
+    assert [(r.path, r.query, r.status) for r in api.log] == [("/prefix/apis", {}, 404)]
 
 
 # -- TLS and files (tools/clientcmd/loader.go, client_config.go) -----------------------------

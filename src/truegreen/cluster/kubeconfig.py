@@ -9,10 +9,11 @@ error.
 
 import ipaddress
 import os
+import posixpath
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote_to_bytes, urlsplit
 
 from msgspec import Struct
 
@@ -248,6 +249,22 @@ def _dial_fault(address: str, *, quotable: bool) -> str:
         return ""
     said = f"dial tcp: address {port}: invalid port" if quotable else "invalid port"
     return f"its port is above {_HIGHEST_PORT}, the highest there is (kubectl says: {said})"
+
+
+def api_base(server: str) -> str:
+    """The start of every request URL to `server` (a URL `resolve` accepted), as client-go
+    builds it: scheme, authority and the address's path, without its query and fragment
+    (rest/client.go `NewRESTClient` clears both; rest/request.go `(*Request).URL()` copies
+    the base and sets Path and RawQuery of its own). The path is joined as `path.Join` joins
+    it (dot segments and repeated slashes cleaned away) on Go's decoded path, then escaped as
+    Go escapes a path (net/url `EscapedPath`), without the slash it ends in: a request's own
+    path follows. `https://h:6443/?x=1` is `https://h:6443`, never `…?x=1/api`."""
+    parts = urlsplit(server)  # its scheme lowered, as Go's url.Parse lowers it
+    # Bytes, as Go's are: an escape that is no UTF-8 (`%FF`) is sent as written. normpath
+    # keeps two leading slashes (POSIX lets them mean something); Go's path.Clean does not.
+    cleaned = posixpath.normpath(b"/" + unquote_to_bytes(parts.path).lstrip(b"/"))
+    prefix = "" if cleaned == b"/" else quote(cleaned, safe="/$&+,:;=@")
+    return f"{parts.scheme}://{parts.netloc}{prefix}"
 
 
 _SCHEME_PREFIX = LazyPattern(r"[A-Za-z][A-Za-z0-9+.\-]*://")

@@ -44,7 +44,7 @@ from truegreen.cluster.endpoints import (
     view_stamper,
 )
 from truegreen.cluster.kinds import Kind, stamp
-from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
+from truegreen.cluster.kubeconfig import ResolvedConnection, api_base, resolve
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import (
     CantRead,
@@ -252,7 +252,7 @@ class LiveCluster:
         self._timeout = request_timeout
         self._run_seconds = run_seconds or 0.0
         self._run_deadline = None if run_seconds is None else Deadline.after(run_seconds)
-        self._base = connection.server.rstrip("/")
+        self._base = api_base(connection.server)
         self._transport = transport or Transport(connection.tls, _dialer(connection))
         acting = connection.impersonation
         self._impersonation = acting.headers() if acting is not None else ()
@@ -309,9 +309,11 @@ class LiveCluster:
 
     @property
     def server(self) -> str:
-        """The API server address, for messages: a password in it (`https://user:pw@host`)
-        is shown `<redacted>`, as kubectl hides it (url.Redacted)."""
-        return redact_shapes(self._connection.server)
+        """The API server address, for messages, as requests are sent to it (`api_base`: no
+        query or fragment, which are never sent and may hold what is not to be shown); a
+        password in it (`https://user:pw@host`) is shown `<redacted>`, as kubectl hides it
+        (url.Redacted)."""
+        return redact_shapes(self._base)
 
     @property
     def address_key(self) -> str:
