@@ -1339,6 +1339,65 @@ def test_a_token_file_holding_no_token_logs_neither_in(
     assert api.authorizations == []
 
 
+@pytest.mark.parametrize(
+    "field", ["certificate-authority", "client-certificate", "client-key", "tokenFile"]
+)
+def test_a_file_path_holding_a_nul_byte_is_an_unreadable_file_to_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: str
+) -> None:
+    """Go refuses a path holding NUL with EINVAL before any system call (syscall/syscall.go
+    `ByteSliceFromString`): kubectl says `unable to read certificate-authority … due to open
+    …: invalid argument` (clientcmd/validation.go `validateClusterInfo`, `validateAuthInfo`
+    for client-cert and client-key) or, for tokenFile, `open …: invalid argument`
+    (transport/token_source.go). truegreen gives its line for an unreadable file, naming the
+    field and the kubeconfig, exit 3, before any request."""
+    api = serve(any_login=True)
+    path = str(tmp_path / "holds\0nul")
+    shown = path.replace("\0", "\\x00")
+    cluster = _cluster(api.url, pki)
+    client = {"client-certificate": str(pki.client.cert), "client-key": str(pki.client.key)}
+    user: dict[str, Any] = {
+        "certificate-authority": {"token": "written"},
+        "client-certificate": {**client, field: path},
+        "client-key": {**client, field: path},
+        "tokenFile": {"tokenFile": path},
+    }[field]
+    if field == "certificate-authority":
+        cluster[field] = path
+    config = _write(tmp_path, cluster, user)
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert f"open {path}: invalid argument" in by_kubectl.result.stderr, by_kubectl.result
+    said = {
+        "certificate-authority": f"cannot read certificate authority {shown}",
+        "client-certificate": f"cannot read client certificate {shown}",
+        "client-key": f"cannot read client key {shown}",
+        "tokenFile": f"cannot read the token file {shown}",
+    }[field]
+    fix = (
+        "check the file, or the kubeconfig's tokenFile"
+        if field == "tokenFile"
+        else f"fix {field} in kubeconfig {config}"
+    )
+    assert truegreen(config, monkeypatch).refused() == f"{said}: Invalid argument. {fix}"
+    assert api.authorizations == []
+
+
+def test_a_written_token_beside_a_token_file_path_holding_a_nul_byte_logs_both_in(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """client-go reads a tokenFile written beside a token only to renew it, and keeps the
+    written token when the read fails (transport/round_trippers.go
+    `NewBearerAuthWithRefreshRoundTripper`, `bearerAuthRoundTripper.RoundTrip`)."""
+    api = serve("Bearer written")
+    user = {"token": "written", "tokenFile": str(tmp_path / "holds\0nul")}
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).connected
+    assert set(api.authorizations) == {"Bearer written"}
+
+
 def test_a_client_key_without_a_certificate_is_ignored_by_both(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

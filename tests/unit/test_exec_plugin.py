@@ -250,6 +250,12 @@ def test_the_cluster_info_sends_only_what_is_set(
             "cannot read the certificate authority missing-ca.pem for the exec plugin: No such "
             "file or directory. fix the cluster's certificate-authority in the kubeconfig",
         ),
+        (
+            # Go refuses a path holding NUL with EINVAL (syscall `ByteSliceFromString`)
+            {"server": "https://x", "certificate-authority": "ca\0.pem"},
+            "cannot read the certificate authority ca\\x00.pem for the exec plugin: Invalid "
+            "argument. fix the cluster's certificate-authority in the kubeconfig",
+        ),
     ],
 )
 def test_a_certificate_authority_that_cannot_be_read_is_one_line(

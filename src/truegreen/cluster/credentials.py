@@ -16,10 +16,12 @@ from typing import Protocol
 
 from msgspec import Struct
 
+from truegreen.cluster.kubeconfig_file import openable
 from truegreen.errors import TruegreenError
 from truegreen.exitcodes import ExitCode
 from truegreen.http.deadline import Deadline
 from truegreen.http.tls import ClientCertificate
+from truegreen.textsafe import terminal_safe
 
 REDACTED = b"<redacted>"
 SHORTEST_SECRET = 4
@@ -155,7 +157,7 @@ class _TokenFileError(Exception):
 def _read_token(path: Path) -> str:
     """The token in `path`: a regular file (a FIFO or a device would block or never end) of at
     most TOKEN_FILE_MAX_BYTES, holding more than blanks."""
-    if not stat.S_ISREG(path.stat().st_mode):
+    if not stat.S_ISREG(openable(path).stat().st_mode):
         raise _TokenFileError("it is not a regular file")
     with path.open("rb") as file:
         data = file.read(TOKEN_FILE_MAX_BYTES + 1)
@@ -202,7 +204,7 @@ class TokenFileCredentials:
         except (OSError, UnicodeDecodeError, _TokenFileError) as error:
             if initial:
                 raise CredentialError(
-                    f"cannot read the token file {self._path}",
+                    f"cannot read the token file {terminal_safe(str(self._path))}",
                     getattr(error, "strerror", None) or str(error) or type(error).__name__,
                     "check the file, or the kubeconfig's tokenFile",
                 ) from None

@@ -32,7 +32,7 @@ from typing import Any
 from msgspec import Struct
 
 from truegreen.cluster.credentials import Credential, CredentialError, PluginNoAnswerError
-from truegreen.cluster.kubeconfig_file import decode_base64
+from truegreen.cluster.kubeconfig_file import decode_base64, openable
 from truegreen.cluster.plugin_process import Ending, PluginRun, one_line, run_plugin
 from truegreen.cluster.redact import redact_arguments
 from truegreen.errors import ConnectionSetupError
@@ -40,6 +40,7 @@ from truegreen.http.deadline import Deadline
 from truegreen.http.tls import ENCRYPTED_KEY_REASON, ClientCertificate
 from truegreen.redacted import REDACTED
 from truegreen.redaction.text import redact_text
+from truegreen.textsafe import terminal_safe
 
 V1 = "client.authentication.k8s.io/v1"
 V1BETA1 = "client.authentication.k8s.io/v1beta1"
@@ -218,10 +219,10 @@ def _ca_data(cluster: Mapping[str, Any], base_dir: Path) -> bytes:
     if not path:
         return b""
     try:
-        return (base_dir / str(path)).read_bytes()
+        return openable(base_dir / str(path)).read_bytes()
     except OSError as error:
         raise ConnectionSetupError(
-            f"cannot read the certificate authority {path} for the exec plugin",
+            f"cannot read the certificate authority {terminal_safe(str(path))} for the exec plugin",
             error.strerror or type(error).__name__,
             "fix the cluster's certificate-authority in the kubeconfig",
         ) from None

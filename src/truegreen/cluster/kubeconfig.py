@@ -586,7 +586,7 @@ def _pem(entry: _Entry, key: str, what: str, where: str) -> bytes | None:
     if data:
         return decode_base64(data)  # checked when the file was read
     if path is not None:
-        return read_small_file(path, what, "fix the path in the kubeconfig")
+        return read_small_file(path, what, f"fix {key} in kubeconfig {entry.file}")
     return None
 
 

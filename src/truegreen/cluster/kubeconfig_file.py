@@ -11,7 +11,9 @@ AuthInfo.users.user.token of type string`), as does a second entry of one name i
 
 import base64
 import binascii
+import errno
 import math
+import os
 import stat
 from collections.abc import Mapping
 from enum import Enum
@@ -22,6 +24,7 @@ from msgspec import Struct
 
 from truegreen.cluster.blockyaml import read_block_yaml
 from truegreen.errors import ConnectionSetupError
+from truegreen.textsafe import terminal_safe
 
 MAX_FILE_BYTES = 4 << 20
 """A kubeconfig or a file it names larger than this is refused (real ones are kilobytes)."""
@@ -109,23 +112,32 @@ _CONFIG: Mapping[str, Schema] = {
 }
 
 
+def openable(path: Path) -> Path:
+    """`path`, or OSError EINVAL ("Invalid argument") when it holds a NUL byte.
+
+    Go refuses such a path before any system call with EINVAL (syscall.go
+    `ByteSliceFromString`), so kubectl says `open …: invalid argument` (clientcmd
+    validation.go `validateClusterInfo`/`validateAuthInfo`, transport/token_source.go); Python
+    raises ValueError there instead, which callers that handle a file's OSError never expect.
+    """
+    if "\0" in str(path):
+        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL), str(path))
+    return path
+
+
 def read_small_file(path: Path, what: str, fix: str) -> bytes:
-    """A small regular file's bytes, or one plain line saying why not."""
+    """A small regular file's bytes, or one plain line saying why not (the path shown with
+    its control characters, a NUL too, made visible)."""
+    cannot = f"cannot read {what} {terminal_safe(str(path))}"
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise ConnectionSetupError(
-                f"cannot read {what} {path}", "it is not a regular file", fix
-            )
+        if not stat.S_ISREG(openable(path).stat().st_mode):
+            raise ConnectionSetupError(cannot, "it is not a regular file", fix)
         with path.open("rb") as file:
             data = file.read(MAX_FILE_BYTES + 1)
     except OSError as error:
-        raise ConnectionSetupError(
-            f"cannot read {what} {path}", error.strerror or type(error).__name__, fix
-        ) from None
+        raise ConnectionSetupError(cannot, error.strerror or type(error).__name__, fix) from None
     if len(data) > MAX_FILE_BYTES:
-        raise ConnectionSetupError(
-            f"cannot read {what} {path}", f"it is larger than {MAX_FILE_BYTES >> 20} MiB", fix
-        )
+        raise ConnectionSetupError(cannot, f"it is larger than {MAX_FILE_BYTES >> 20} MiB", fix)
     return data
 
 
