@@ -333,6 +333,119 @@ def test_a_failing_plugin_s_own_words_reach_both(
     assert api.authorizations == []
 
 
+def test_an_env_name_holding_an_equals_sign_reaches_the_plugin_alike_from_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """client-go writes each env entry as the text `NAME=VALUE` (plugin/pkg/client/auth/exec/
+    exec.go `newAuthenticator`) and Go's os/exec takes what precedes the first `=` as the name
+    (os/exec/exec.go `dedupEnvCase`): the entry `A=B`, value `x`, is the plugin's `A=B=x`."""
+    api = serve("Bearer tok-from-plugin")
+    plugin = _plugin(tmp_path)
+    plugin.plan(exec_credential(token="tok-from-plugin"), record_env=("A", "A=B"))
+    user = _exec(env=[{"name": "A=B", "value": "x"}])
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    kubectl_runs = plugin.runs()
+    assert truegreen(config, monkeypatch).connected
+    ours = plugin.runs()[len(kubectl_runs) :]
+    assert ours, "truegreen did not run the plugin"
+    assert [run["env"] for run in kubectl_runs + ours] == [{"A": "B=x", "A=B": None}] * len(
+        kubectl_runs + ours
+    )
+    assert set(api.authorizations) == {"Bearer tok-from-plugin"}
+
+
+def test_an_env_name_starting_with_an_equals_sign_is_refused_in_one_line(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Go keeps `=A=x` as a variable named `=A` (os/exec/exec.go `dedupEnvCase`) and kubectl
+    runs the plugin with it; Python's subprocess refuses every name holding `=`, so truegreen
+    refuses the entry in one line, exit 3, naming it, rather than running the plugin without
+    it."""
+    api = serve("Bearer tok-from-plugin")
+    plugin = _plugin(tmp_path)
+    plugin.plan(exec_credential(token="tok-from-plugin"))
+    config = _write(tmp_path, _cluster(api.url, pki), _exec(env=[{"name": "=A", "value": "x"}]))
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    kubectl_runs = plugin.runs()
+    api.authorizations.clear()
+    ours = truegreen(config, monkeypatch)
+    assert ours.why == (
+        f"Couldn't log in to the cluster at {api.url}: cannot log in as user 'u': its credential"
+        f" plugin {tmp_path / 'plugins' / 'plugin'} cannot be started: its env entry =A starts"
+        " with '=': kubectl hands such a name to the plugin as it is, truegreen cannot."
+    )
+    assert ours.report["headline"]["remedy"].startswith(
+        "Fix the exec section of user 'u' in the kubeconfig, then run again"
+    )
+    assert plugin.runs() == kubectl_runs
+    assert api.authorizations == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "go_says", "ours_says"),
+    [
+        (
+            {"env": [{"name": "X", "value": "a\0b"}]},
+            "getting credentials: exec: exec: environment variable contains NUL",
+            "its env entry X holds a NUL byte, which no program can be handed (exec: environment"
+            " variable contains NUL)",
+        ),
+        (
+            {"args": ["get-token", "a\0b"]},
+            "getting credentials: exec: fork/exec {command}: invalid argument",
+            "its argument 2 holds a NUL byte, which no program can be started with (fork/exec"
+            " {shown}: invalid argument)",
+        ),
+        (
+            {"command": "./plugins/plu\0gin"},
+            "getting credentials: exec: fork/exec {command}: invalid argument",
+            "its command holds a NUL byte, which no program can be started with (fork/exec"
+            " {shown}: invalid argument)",
+        ),
+    ],
+    ids=["env", "argument", "command"],
+)
+def test_a_nul_byte_in_the_exec_section_stops_both_before_the_plugin_runs(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    entry: dict[str, Any],
+    go_says: str,
+    ours_says: str,
+) -> None:
+    """Go's os/exec refuses an env entry holding NUL before starting anything (exec.go
+    `Cmd.Start` → `dedupEnvCase`), and a command or argument holding NUL with EINVAL (syscall
+    `forkExec` → `SlicePtrFromStrings`: `fork/exec …: invalid argument`); client-go adds
+    `exec: ` (exec.go `wrapCmdRunErrorLocked`). truegreen says so in one line, exit 3, naming
+    the entry at fault and the user's exec section, and never quotes the argument."""
+    api = serve("Bearer never")
+    plugin = _plugin(tmp_path)
+    plugin.plan(exec_credential(token="never"))
+    config = _write(tmp_path, _cluster(api.url, pki), _exec(**entry))
+    command = str(tmp_path / entry.get("command", "./plugins/plugin").removeprefix("./"))
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert go_says.format(command=command) in by_kubectl.result.stderr, by_kubectl.result.stderr
+    ours = truegreen(config, monkeypatch)
+    shown = command.replace("\0", "\\x00")
+    assert ours.why == (
+        f"Couldn't log in to the cluster at {api.url}: cannot log in as user 'u': its credential"
+        f" plugin {shown} cannot be started: {ours_says.format(shown=shown)}."
+    )
+    assert ours.report["headline"]["remedy"].startswith(
+        "Fix the exec section of user 'u' in the kubeconfig, then run again"
+    )
+    shown_anywhere = ours.result.stdout + ours.result.stderr
+    assert "a\\x00b" not in shown_anywhere
+    assert "a\\u0000b" not in shown_anywhere
+    assert plugin.runs() == []
+    assert api.authorizations == []
+
+
 def _encrypted_key(key: Path, out: Path, *, legacy: bool) -> Path:
     """`key` behind the passphrase `hunter2`: PKCS #8 (`ENCRYPTED PRIVATE KEY`), or OpenSSL's
     legacy form (`EC PRIVATE KEY` with a `Proc-Type: 4,ENCRYPTED` header)."""

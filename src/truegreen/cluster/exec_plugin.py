@@ -13,7 +13,8 @@ that did not answer, with its command line to run by hand (arguments that look s
 redacted, its env never shown); its answer is capped at 1 MiB; the first line of its error
 output is quoted in the failure line (bounded, escaped, redacted) rather than only passed
 through; a command given as a path that does not exist is reported with the install hint too
-(client-go shows the hint only for a bare name not found on PATH).
+(client-go shows the hint only for a bare name not found on PATH); an env name starting with
+`=`, which Go hands over as it is, is refused (Python's subprocess cannot hand it over).
 """
 
 import base64
@@ -305,11 +306,56 @@ def look_path(command: str, search: str | None = None) -> str | None:
 def plugin_environment(
     plugin: ExecPlugin, request: str, inherited: Mapping[str, str]
 ) -> dict[str, str]:
-    """Our environment, then the entry's `env`, then KUBERNETES_EXEC_INFO; later names win."""
+    """Our environment, then the entry's `env`, then KUBERNETES_EXEC_INFO; later names win.
+
+    client-go writes each entry as the text `NAME=VALUE` (exec.go `newAuthenticator`), and Go's
+    os/exec takes what precedes the first `=` as the variable's name (exec.go
+    `dedupEnvCase`), so a name holding `=` (`A=B`, value `x`) reaches the plugin as `A=B=x`,
+    its variable `A`: split the same way here, the plugin is handed the same bytes. A name
+    starting with `=` cannot be handed over so and is refused first (`start_refusal`).
+    """
     environment = dict(inherited)
-    environment.update(plugin.env)
+    for name, value in plugin.env:
+        variable, _, rest = f"{name}={value}".partition("=")
+        environment[variable] = rest
     environment[EXEC_INFO_ENV] = request
     return environment
+
+
+def start_refusal(plugin: ExecPlugin) -> str | None:
+    """Why the plugin cannot be started as its exec section stands, else None.
+
+    Go's os/exec refuses an env entry holding a NUL byte before starting anything (exec.go
+    `Cmd.Start` → `dedupEnvCase`: "exec: environment variable contains NUL"), then a command or
+    argument holding one (syscall `forkExec` → `SlicePtrFromStrings`: EINVAL, which os says
+    as `fork/exec COMMAND: invalid argument`); client-go adds `exec: ` (exec.go
+    `wrapCmdRunErrorLocked`). The same checks, in the same order, name the entry at fault; an
+    argument is named by its place, never quoted (it may hold a secret). A bare command holding
+    NUL is never reached here: no PATH entry holds it, so it is "not found", as in Go.
+    A name starting with `=` is kubectl's to pass (Go keeps `=A=x` as a variable `=A`), but
+    Python's subprocess refuses any name holding `=`, so it is refused here in plain words.
+    """
+    for name, value in plugin.env:
+        if "\0" in name or "\0" in value:
+            return (
+                f"its env entry {one_line(name, limit=80)} holds a NUL byte, which no program"
+                " can be handed (exec: environment variable contains NUL)"
+            )
+        if name.startswith("="):
+            return (
+                f"its env entry {one_line(name, limit=80)} starts with '=': kubectl hands such"
+                " a name to the plugin as it is, truegreen cannot"
+            )
+    started = f"(fork/exec {plugin.shown}: invalid argument)"
+    if "\0" in plugin.command:
+        return f"its command holds a NUL byte, which no program can be started with {started}"
+    for place, argument in enumerate(plugin.args, start=1):
+        if "\0" in argument:
+            return (
+                f"its argument {place} holds a NUL byte, which no program can be started with"
+                f" {started}"
+            )
+    return None
 
 
 def parse_answer(plugin: ExecPlugin, stdout: bytes) -> Credential:
@@ -484,6 +530,13 @@ class ExecCredentialSource:
         executable = plugin.command if "/" in plugin.command else look_path(plugin.command)
         if executable is None:
             raise self._not_installed()
+        refusal = start_refusal(plugin)
+        if refusal is not None:
+            raise CredentialError(
+                f"cannot log in as user {plugin.user_name!r}",
+                f"its credential plugin {plugin.shown} cannot be started: {refusal}",
+                f"fix the exec section of user {plugin.user_name!r} in the kubeconfig",
+            )
         try:
             run = run_plugin(
                 [plugin.command, *plugin.args],
