@@ -26,6 +26,7 @@ from truegreen.http.errors import (
     AddressNotFoundError,
     AnswerTooLargeError,
     CertificateNameError,
+    CommonNameOnlyError,
     ConnectFailedError,
     ConnectionDroppedError,
     ConnectRefusedError,
@@ -330,6 +331,11 @@ def test_every_reason_reads_plainly(failure: ReadFailure, line: str) -> None:
         ),
         (
             CertificateNameError("does not name 127.0.0.1"),
+            "TLS certificate does not name this server",
+            False,
+        ),
+        (
+            CommonNameOnlyError("names api.internal only in its Common Name"),
             "TLS certificate does not name this server among its subject alternative names, "
             "as it must; a Common Name alone is not enough",
             False,

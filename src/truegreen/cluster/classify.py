@@ -13,6 +13,7 @@ from truegreen.http.errors import (
     AddressNotFoundError,
     AnswerTooLargeError,
     CertificateNameError,
+    CommonNameOnlyError,
     ConnectFailedError,
     ConnectionDroppedError,
     ConnectRefusedError,
@@ -149,10 +150,11 @@ def from_status(code: int, body: Body, action: str) -> CantRead:
 # succeed either. A dropped or slow connection says nothing about the next request.
 _CONNECT_CAUSES: tuple[tuple[type[ConnectFailedError], str], ...] = (
     (
-        CertificateNameError,
+        CommonNameOnlyError,
         "TLS certificate does not name this server among its subject alternative names, as "
         "it must; a Common Name alone is not enough",
     ),
+    (CertificateNameError, "TLS certificate does not name this server"),
     (TlsClosedError, "the server closed the connection during TLS setup"),
     (TlsFailedError, "TLS certificate was not accepted"),
     (ConnectRefusedError, "connection refused"),

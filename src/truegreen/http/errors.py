@@ -33,8 +33,12 @@ class TlsFailedError(ConnectFailedError):
 
 class CertificateNameError(TlsFailedError):
     """The server's certificate does not name the server in a subject alternative name: it
-    names another, or none at all (a certificate naming its server only in the legacy Common
-    Name, which Go, and so kubectl, refuses)."""
+    names others, or none at all."""
+
+
+class CommonNameOnlyError(CertificateNameError):
+    """The server's certificate names the server in its legacy Common Name only, which Go, and
+    so kubectl, does not accept (crypto/x509 verify.go, "relies on legacy Common Name field")."""
 
 
 class TlsClosedError(TlsFailedError):

@@ -10,10 +10,12 @@ import ssl
 import threading
 from pathlib import Path
 
+from truegreen.http.certname import CertificateNames, names_host, only_common_name_names, sni_name
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import CHUNK, Stream
 from truegreen.http.errors import (
     CertificateNameError,
+    CommonNameOnlyError,
     ConnectionDroppedError,
     SendFailedError,
     TlsClosedError,
@@ -29,8 +31,6 @@ from truegreen.http.tls import (
     TlsSettings,
 )
 
-_NAME_MISMATCH = (62, 64)
-"""OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH and X509_V_ERR_IP_ADDRESS_MISMATCH."""
 _contexts: dict[TlsSettings, ssl.SSLContext] = {}
 _contexts_lock = threading.Lock()
 
@@ -53,11 +53,10 @@ def ssl_context(settings: TlsSettings) -> ssl.SSLContext:
 def _build(settings: TlsSettings) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
-    # Go's crypto/x509 matches a name against the subject alternative names only, never the
-    # Common Name ("x509: certificate relies on legacy Common Name field, use SANs instead").
-    context.hostname_checks_common_name = False
+    # OpenSSL checks the chain only; the name is checked as Go checks it (certname.py),
+    # after the handshake, where OpenSSL's X509_check_host would refuse names Go accepts.
+    context.check_hostname = False
     if not settings.verify:
-        context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
     elif settings.ca_pem is not None:
         try:
@@ -150,7 +149,7 @@ def start_tls(stream: Stream, settings: TlsSettings, host: str, deadline: Deadli
     """A TLS stream to `host` over `stream`, its handshake done by `deadline`.
 
     The certificate is checked against `settings.server_name` when set (`tls-server-name`),
-    else against `host`; that name is also the one sent in SNI.
+    else against `host`; that name is also the one sent in SNI, as crypto/tls sends it.
     """
     tls = TlsStream(stream, ssl_context(settings), settings.server_name or host)
     tls.handshake(deadline)
@@ -165,6 +164,8 @@ class TlsStream:
         self._incoming = ssl.MemoryBIO()
         self._outgoing = ssl.MemoryBIO()
         self._server_name = server_name
+        self._check_name = context.verify_mode == ssl.CERT_REQUIRED
+        announced = sni_name(server_name)
         try:
             # As bytes, `ssl` takes the name as it is (Go's crypto/tls does too); as text it
             # would pass through the idna codec, which loads stringprep's tables on every run
@@ -173,11 +174,12 @@ class TlsStream:
                 self._incoming,
                 self._outgoing,
                 server_side=False,
-                server_hostname=server_name.encode("ascii"),
+                server_hostname=None if announced is None else announced.encode("ascii"),
             )
         except (UnicodeEncodeError, ValueError, TypeError):
-            # A name OpenSSL cannot check (not ASCII, a NUL, a leading dot): certificates name
-            # servers in ASCII only, so none names it, as Go's verification finds.
+            # A name `ssl` cannot announce (not ASCII, a NUL, a leading dot). Go would send it
+            # and match it, as no valid host name, only letter for letter: a DNS name outside
+            # ASCII no certificate Go reads holds, and the others no issuer writes for a server.
             raise CertificateNameError(
                 f"the server's certificate cannot name {server_name!r}, which is not a host name"
             ) from None
@@ -204,11 +206,6 @@ class TlsStream:
                 self._fill(deadline)
                 continue
             except ssl.SSLCertVerificationError as error:
-                if error.verify_code in _NAME_MISMATCH:
-                    raise CertificateNameError(
-                        f"the server's certificate does not name {self._server_name} in a "
-                        "subject alternative name"
-                    ) from None
                 raise TlsFailedError(
                     f"the server's certificate was not accepted ({error.verify_message})"
                 ) from None
@@ -216,8 +213,31 @@ class TlsStream:
                 raise TlsClosedError("the server closed the connection during TLS setup") from None
             except ssl.SSLError as error:
                 raise TlsFailedError(f"TLS setup failed ({error.reason or 'unknown'})") from None
+            if self._check_name:
+                # Before the handshake's last bytes go out: a certificate for another name
+                # ends the connection there, as Go's handshake ends it.
+                self._refuse_unless_named()
             self._flush(deadline)
             return
+
+    def _refuse_unless_named(self) -> None:
+        try:
+            # None only without a certificate, which the verified handshake has refused.
+            names = CertificateNames.of_peer(self._tls.getpeercert() or {})
+        except ValueError:
+            # A name not in ASCII (which `ssl` may not even decode, as UTF-8): Go's parser
+            # refuses such a certificate whole ("x509: SAN dNSName is malformed").
+            raise TlsFailedError("the server's certificate could not be read") from None
+        if names_host(names, self._server_name):
+            return
+        if only_common_name_names(names, self._server_name):
+            raise CommonNameOnlyError(
+                f"the server's certificate names {self._server_name} only in its Common Name"
+            )
+        raise CertificateNameError(
+            f"the server's certificate does not name {self._server_name} in a "
+            "subject alternative name"
+        )
 
     def send_all(self, data: bytes, deadline: Deadline) -> None:
         """Encrypt and send all of `data`."""
