@@ -290,6 +290,24 @@ def test_a_listed_name_no_namespace_can_have_is_could_not_check_and_never_asked(
     assert not [r.path for r in fake_api.requests() if "/namespaces/../" in r.path]
 
 
+def test_the_context_s_own_namespace_is_asked_about_whatever_its_name(
+    fake_api: FakeApiServer, fleet: Path, tmp_path: Path, running: list[RunningMonitor]
+) -> None:
+    """No list named `Bad_NS`: the kubeconfig's context did, and client-go sends it (only `.`,
+    `..` and names holding `/` or `%` are refused: rest/request.go `IsValidPathSegmentName`);
+    the API server's NotFound is the measurement, as doctor --context measures it. The monitor
+    said "the cluster listed it" and could not check."""
+    kubeconfig = fake_api.write_kubeconfig(tmp_path / "odd", namespace="Bad_NS")
+    monitor = _start(running, _request(kubeconfig, NamespaceSelection()))
+    wait_for("evaluated", monitor.monitor.complete)
+    odd = monitor.monitor.current("Bad_NS")
+    assert odd is not None
+    assert (odd.report.verdict, odd.report.headline.code) == (
+        Verdict.NOT_READY,
+        "admission.namespace-missing",
+    )
+
+
 def test_namespaces_that_cannot_be_listed_stop_the_monitor_at_start(
     fake_api: FakeApiServer, fleet: Path
 ) -> None:

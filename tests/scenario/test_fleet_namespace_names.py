@@ -5,9 +5,10 @@ client.
 
 Upstream: the API server admits a namespace only under a DNS-1123 label (kubernetes
 pkg/apis/core/validation/validation.go `ValidateNamespace`, `ValidateNamespaceName` =
-apimachinery `NameIsDNSLabel`), so a list naming anything else did not come from one; client-go
-refuses such a namespace before sending anything (client-go rest/request.go
-`(*Request).Namespace`: `IsValidPathSegmentName`, kept in `r.err`); kubectl escapes the
+apimachinery `NameIsDNSLabel`), so a list naming anything else did not come from one. The
+context's own namespace is another matter: client-go sends any name but `.`, `..` and those
+holding `/` or `%` (client-go rest/request.go `(*Request).Namespace`: `IsValidPathSegmentName`),
+and the API server answers NotFound for one that is no DNS-1123 label; kubectl escapes the
 terminal's control characters in what it prints from the server (cli-runtime
 pkg/printers/terminal.go `EscapeTerminal`, called from tableprinter.go `printRows`; kubernetes
 PR #112553).
@@ -17,6 +18,8 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from tests.scenario.conftest import CREDENTIALS
 from tests.support.cli import CliResult, run_cli
@@ -99,6 +102,35 @@ def test_a_listed_name_no_namespace_can_have_is_could_not_check_and_never_asked(
         "freshness",
     ]
     assert _namespaces_asked(fake_api) == {"train"}
+
+
+def test_a_context_s_own_namespace_no_namespace_can_have_is_asked_about_in_a_fleet_too(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    """No list named `Bad_NS`: the kubeconfig's context did, and kubectl asks about it (`GET
+    /api/v1/namespaces/Bad_NS/pods` answers an empty list, `get namespace Bad_NS` NotFound).
+    `--context odd` measured "doesn't exist" (exit 2); `--contexts odd,good` said "the cluster
+    listed it" and could not check (exit 3), sending the operator to the cluster admin."""
+    fake_api.add(*healthy(datetime.now(UTC)))
+    config = yaml.safe_load(kubeconfig.read_text())
+    (context,) = config["contexts"]
+    odd = {"name": "odd", "context": {**context["context"], "namespace": "Bad_NS"}}
+    config["contexts"] = [context, odd]
+    kubeconfig.write_text(yaml.safe_dump(config))
+    alone = _doctor(kubeconfig, "--context", "odd", "-o", "json")
+    assert (alone.exit_code, alone.json()["headline"]["code"]) == (
+        2,
+        "admission.namespace-missing",
+    ), alone.stdout
+    fleet = _doctor(kubeconfig, "--contexts", f"odd,{context['name']}", "-o", "json")
+    by_context = {c["context"]: c for c in fleet.json()["clusters"]}
+    odd_report = by_context["odd"]["namespaces"][0]["report"]
+    assert (odd_report["exit_code"], odd_report["headline"]["code"]) == (
+        2,
+        "admission.namespace-missing",
+    ), odd_report["headline"]
+    assert fleet.exit_code == 2
+    assert "Bad_NS" in _namespaces_asked(fake_api)
 
 
 def test_a_listed_name_is_shown_with_its_control_characters_made_visible(

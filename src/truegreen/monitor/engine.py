@@ -330,8 +330,10 @@ class Monitor:
         """doctor's report of `namespace`, and False where the cluster could not be asked
         (out of reach, no login made, or the login refused: `gather` stops at its first read,
         as doctor does); a listed name no namespace can have is never asked about (doctor's
-        fleet says the same of it)."""
-        if not is_namespace_name(namespace):
+        fleet says the same of it). The context's own namespace, which no list named, is asked
+        about whatever its name, as doctor asks about it (client-go's `Request.Namespace` sends
+        any name but `.`, `..` and those holding `/` or `%`)."""
+        if self._source is not None and not is_namespace_name(namespace):
             return impossible_namespace_report(namespace, doctor), True
         gathered = gather(self._redacted, namespace, self._wall(), doctor, None, IN_MEMORY)
         registry_off = WATCH_REGISTRY_OFF if self._settings.watching else MONITOR_REGISTRY_OFF

@@ -99,17 +99,21 @@ def diagnose_fleet(
     where: Where,
     creator: PodCreator | None = None,
     registries: Registries = no_registries,
+    *,
+    listed: bool = True,
 ) -> FleetReport:
     """Check each of `namespaces` with the reads doctor makes for one, sharing the reads
     outside them; remedies name each namespace (`-n`), since it is not the context's. Each
-    namespace asks registries of its own: its logins are its own. A name no namespace can have
-    is never asked about: it is that name's unknown."""
+    namespace asks registries of its own: its logins are its own. Where the names are the
+    cluster's namespace list (`listed`), a name no namespace can have is never asked about: it
+    is that name's unknown. The context's own namespace (not `listed`) is asked about whatever
+    its name, as doctor asks about it: the cluster's answer (NotFound) is the measurement."""
     impossible = [
         NamespaceReport(n, impossible_namespace_report(n, _own(settings, settings, n)))
         for n in namespaces
-        if not is_namespace_name(n)
+        if listed and not is_namespace_name(n)
     ]
-    namespaces = tuple(n for n in namespaces if is_namespace_name(n))
+    namespaces = tuple(n for n in namespaces if not listed or is_namespace_name(n))
     if not namespaces:
         return FleetReport(_worst_first(impossible))
     # Redacted once, then shared: every namespace is given the very same answer.

@@ -529,7 +529,7 @@ def _fleet_of(
         _settled()
         where = _where(cluster)
         try:
-            namespaces = resolve_namespaces(selection, cluster) or (cluster.namespace,)
+            listed = resolve_namespaces(selection, cluster)
         except NamespacesNotListedError as error:
             raise namespaces_not_listed(error, where, settings.kubectl) from None
         except NoNamespaceMatchedError as error:
@@ -548,7 +548,16 @@ def _fleet_of(
             return live.keeping_logins(base), live
 
         now = datetime.now(UTC)
-        return diagnose_fleet(reader, namespaces, now, settings, where, cluster, registries)
+        return diagnose_fleet(
+            reader,
+            listed or (cluster.namespace,),
+            now,
+            settings,
+            where,
+            cluster,
+            registries,
+            listed=bool(listed),
+        )
 
 
 def take_snapshot(
