@@ -34,6 +34,7 @@ from truegreen.cluster.kubeconfig_file import (
 )
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import ConnectionSetupError, TruegreenError, UsageError
+from truegreen.http.gourl import CONTROL_FAULT, authority_fault, has_control_character
 from truegreen.http.proxy import Proxy, ProxyUrlError, parse_proxy_url, proxy_from_environment
 from truegreen.http.tls import ENCRYPTED_KEY_REASON, ClientCertificate, TlsSettings
 from truegreen.patterns import LazyPattern
@@ -202,7 +203,7 @@ def _usable_address(server: str, cluster_name: str, cluster: _Entry) -> str:
     reason only where it quotes none of it."""
     address = _server_url(server)
     netloc = "" if address is None else urlsplit(address).netloc
-    fault = _written_fault(server) or ("" if address is None else _host_fault(netloc))
+    fault = _written_fault(server) or ("" if address is None else authority_fault(netloc))
     # The reason quotes the host, which is the user part's own text where a `/`, `?` or `#`
     # in a password ended the authority before its `@` (`https://u:p/w@host`: port "p").
     quotable = netloc.count("@") == server.count("@")
@@ -242,7 +243,7 @@ def _dial_fault(address: str, *, quotable: bool) -> str:
     host = parts.netloc.rpartition("@")[2]
     after_host = host[host.rfind("]") + 1 :] if host.startswith("[") else host
     port = after_host.rpartition(":")[2] if ":" in after_host else ""
-    # All digits (`_host_fault` saw to that), leading zeros allowed, as Go allows them; one
+    # All digits (`authority_fault` saw to that), leading zeros allowed, as Go allows them; one
     # too long for int() is above the highest anyway.
     number = port.lstrip("0")
     if len(number) <= len(str(_HIGHEST_PORT)) and int(number or "0") <= _HIGHEST_PORT:
@@ -305,107 +306,17 @@ def _server_url(server: str) -> str | None:
     return f"http://{server}" if usable else None
 
 
-_HOST_PUNCTUATION = frozenset("-._~!$&'()*+,;=:[]<>\"")
-"""What Go's URL parser lets stand in a host besides letters, digits and `%` escapes (net/url
-url.go `shouldEscape` in encodeHost mode)."""
-
-_USERINFO_PUNCTUATION = frozenset("-._:~!$&'()*+,;=%@")
-"""What Go lets stand in the user part of an address besides ASCII letters and digits (net/url
-`validUserinfo`)."""
-
-_HEX = frozenset("0123456789abcdefABCDEF")
-
-
-def _host_fault(netloc: str) -> str:
-    """Why Go's url.Parse refuses the authority `netloc` of a server address ("" when it
-    accepts it), checked in Go's order (net/url `parseAuthority`, `parseHost`, `unescape`): a
-    port that is not all digits (`validOptionalPort`); then, left to right, a character no host
-    may hold, such as a space (`shouldEscape`), or a `%` escape a host may not hold (only
-    non-ASCII bytes and `%25` may be escaped; in an IPv6 literal's zone after `%25`, only what
-    a host may hold and a space); then the user part's characters (`validUserinfo`) and
-    escapes. Python's parser takes all of these, and the dial would then fail as "address not
-    found" where kubectl refuses the file. Letters beyond ASCII pass in a host, as in Go."""
-    user, at, host = netloc.rpartition("@")
-    if host.startswith("["):
-        end = host.rfind("]")
-        if not _valid_port(host[end + 1 :]):
-            return f"invalid port {_quoted(host[end + 1 :])} after host"
-        zone = host.find("%25", 0, end)
-        if zone >= 0:
-            fault = _escape_fault(host[:zone], zone=False) or _escape_fault(
-                host[zone:end], zone=True
-            )
-            return fault or _escape_fault(host[end:], zone=False)
-    else:
-        colon = host.rfind(":")
-        if colon >= 0 and not _valid_port(host[colon:]):
-            return f"invalid port {_quoted(host[colon:])} after host"
-    fault = _escape_fault(host, zone=False)
-    if fault or not at:
-        return fault
-    if any(not (c.isascii() and c.isalnum()) and c not in _USERINFO_PUNCTUATION for c in user):
-        return "net/url: invalid userinfo"
-    # Go quotes a bad escape of the user part; this names none of it, since it may be a password.
-    parts = user.split(":", 1)
-    if any(_bad_escape(part, i) for part in parts for i, c in enumerate(part) if c == "%"):
-        return "invalid URL escape in the address's user part"
-    return ""
-
-
-def _escape_fault(host: str, *, zone: bool) -> str:
-    """Go's `unescape` of a host part (encodeHost, or encodeZone for an IPv6 zone): its first
-    refusal, or ""."""
-    for index, char in enumerate(host):
-        if char == "%":
-            fault = _bad_escape(host, index)
-            if fault:
-                return fault
-            code = int(host[index + 1 : index + 3], 16)
-            if host[index : index + 3] != "%25" and (
-                code < 0x80
-                if not zone
-                else code != 0x20 and (code >= 0x80 or _not_in_host(chr(code)))
-            ):
-                return f"invalid URL escape {_quoted(host[index : index + 3])}"
-        elif _not_in_host(char):
-            return f"invalid character {_quoted(char)} in host name"
-    return ""
-
-
-def _bad_escape(text: str, index: int) -> str:
-    """Go's EscapeError for the `%` at `index` when two hex digits do not follow it."""
-    if set(text[index + 1 : index + 3]) <= _HEX and index + 2 < len(text):
-        return ""
-    return f"invalid URL escape {_quoted(text[index : index + 3])}"
-
-
-def _not_in_host(char: str) -> bool:
-    """An ASCII character Go's parser refuses in a host (`shouldEscape`, encodeHost)."""
-    return char.isascii() and not char.isalnum() and char not in _HOST_PUNCTUATION
-
-
 def _written_fault(server: str) -> str:
     """Why Go refuses the address as written before its host is looked at ("" when it does
     not): a control character anywhere (net/url `stringContainsCTLByte`; a tab or a line break
     from a YAML block), or a space in front, which leaves no scheme, so that the host Go reads
     starts with it (client-go DefaultServerURL parses the address again after `https://`).
     Python's urlsplit drops both silently."""
-    if any(c < " " or c == "\x7f" for c in server):
-        return "invalid control character in URL"
+    if has_control_character(server):
+        return CONTROL_FAULT
     if server.startswith(" "):
         return 'invalid character " " in host name'
     return ""
-
-
-def _valid_port(text: str) -> bool:
-    """Go's `validOptionalPort`: nothing, or a colon and digits (none too)."""
-    digits = text[1:]
-    return text == "" or (text[0] == ":" and digits.isascii() and (digits.isdigit() or not digits))
-
-
-def _quoted(text: str) -> str:
-    """`text` in double quotes, control characters escaped, as Go's %q writes ASCII."""
-    return '"' + text.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
 
 
 def _worth_compressing(cluster: _Entry, server: str) -> bool:
