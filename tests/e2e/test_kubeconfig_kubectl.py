@@ -961,6 +961,47 @@ def test_a_socks5_proxy_url_resolves_the_name_for_both(
     assert set(proxy.passages[len(kubectl_passages) :]) == {expected}
 
 
+@pytest.mark.parametrize(
+    ("userinfo", "why"),
+    [
+        ("alice:pa ss", "net/url: invalid userinfo"),
+        ("alice:p%zz", "invalid URL escape in the address's user part"),
+    ],
+    ids=["space-in-password", "not-an-escape-in-password"],
+)
+def test_a_proxy_url_go_cannot_parse_is_refused_by_both_before_any_connection(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    userinfo: str,
+    why: str,
+) -> None:
+    """client-go clientcmd/validation.go validateClusterInfo runs parseProxyURL (helpers.go:
+    Go's url.Parse; net/url `validUserinfo`, `unescape`) as the file is read, and refuses it
+    ("could not parse"); Python's urlsplit took both, and doctor sent the login to the
+    proxy."""
+    api = serve("Bearer t0ken")
+    with HttpConnectProxy(login=("alice", "pa ss")) as proxy:
+        proxy_url = f"http://{userinfo}@127.0.0.1:{proxy.port}"
+        config = _write(
+            tmp_path, _cluster(api.url, pki, **{"proxy-url": proxy_url}), {"token": "t0ken"}
+        )
+        by_kubectl = kubectl(config, tmp_path)
+        refused = truegreen(config, monkeypatch).refused()
+        reached = proxy.connections
+    assert not by_kubectl.connected
+    assert "invalid 'proxy-url'" in by_kubectl.result.stderr
+    assert "could not parse" in by_kubectl.result.stderr
+    assert refused == (
+        f"the kubeconfig cluster in {config} has a proxy-url kubectl would refuse: could not "
+        f"parse ({why}). fix or remove proxy-url in the kubeconfig"
+    )
+    assert userinfo.partition(":")[2] not in refused  # never the password
+    assert reached == 0
+    assert api.authorizations == []
+
+
 def test_the_proxy_environment_and_no_proxy_decide_for_both(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

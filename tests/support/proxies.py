@@ -88,6 +88,8 @@ class _LoopbackProxy:
         routes: Mapping[str, tuple[str, int]] | None = None,
     ) -> None:
         self.passages: list[Passage] = []
+        self.connections = 0
+        """How many connections it accepted, whatever they then sent (or did not)."""
         self._login = login
         self._names = dict(names or {})
         self._routes = dict(routes or {})
@@ -122,6 +124,7 @@ class _LoopbackProxy:
                 return
             with self._lock:
                 self._open.append(sock)
+                self.connections += 1
             threading.Thread(target=self._guarded, args=(sock,), daemon=True).start()
 
     def _guarded(self, sock: socket.socket) -> None:

@@ -226,6 +226,10 @@ def test_an_unknown_proxy_kind_in_the_environment_is_refused() -> None:
         ("socks5://al%40ice:p%3Ass@p:1", Proxy("socks5", "p", 1, "al@ice", "p:ss")),
         ("http://alice@p:1", Proxy("http", "p", 1, "alice", "")),
         ("http://:@p:1", Proxy("http", "p", 1, "", "")),
+        # what Go's url.Parse takes: an empty port, a query it never reads, a fragment's space
+        ("http://p:", Proxy("http", "p", 80)),
+        ("http://u:p%41@p:1?x=%zz", Proxy("http", "p", 1, "u", "pA")),
+        ("http://p:1#a b", Proxy("http", "p", 1)),
     ],
 )
 def test_a_proxy_url_as_client_go_reads_it(text: str, expected: Proxy) -> None:
@@ -241,7 +245,20 @@ def test_a_proxy_url_as_client_go_reads_it(text: str, expected: Proxy) -> None:
         ("10.0.0.1:3128", "it has no scheme; it must start with http://, https:// or socks5://"),
         ("http://p:99999", "its port is not a number from 0 to 65535"),
         ("http://", "it names no host"),
-        ("http://[::1:3128", "it is not a URL"),  # url.Parse: missing ']' in host
+        ("http://[::1:3128", "could not parse (missing ']' in host)"),
+        # Go's url.Parse first (kubectl: `invalid 'proxy-url' … could not parse`), in its order
+        ("http://u:pa ss@p:1", "could not parse (net/url: invalid userinfo)"),
+        ("http://üser:secret@p:1", "could not parse (net/url: invalid userinfo)"),
+        ("http://u:p%zz@p:1", "could not parse (invalid URL escape in the address's user part)"),
+        ("ftp://u:sec ret@p", "could not parse (net/url: invalid userinfo)"),  # before the scheme
+        ("http://p :1", 'could not parse (invalid character " " in host name)'),
+        ("http://p:1a", 'could not parse (invalid port ":1a" after host)'),
+        ("http://h%41:1", 'could not parse (invalid URL escape "%41")'),
+        ("http://p:1\t", "could not parse (invalid control character in URL)"),
+        ("http://p:1/%zz", 'could not parse (invalid URL escape "%zz")'),
+        ("http://p:1#%zz", 'could not parse (invalid URL escape "%zz")'),
+        # a `/` in the password ends the authority: Go's port would be the password's start
+        ("http://u:secret/x@p:1", "could not parse"),
     ],
 )
 def test_a_proxy_url_kubectl_refuses_is_refused(text: str, message: str) -> None:

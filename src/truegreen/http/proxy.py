@@ -15,6 +15,9 @@ from urllib.parse import SplitResult, unquote, urlsplit
 
 from msgspec import Struct
 
+from truegreen.http.gourl import url_fault
+from truegreen.patterns import LazyPattern
+
 PROXY_SCHEMES = ("http", "https", "socks5")
 """The proxy kinds kubectl accepts in `proxy-url` (client-go `parseProxyURL`)."""
 _DEFAULT_PORTS = {"http": 80, "https": 443, "socks5": 1080}
@@ -64,10 +67,15 @@ def join_host_port(host: str, port: int) -> str:
 
 
 def parse_proxy_url(text: str) -> Proxy:
-    """A kubeconfig `proxy-url`, accepted only where client-go accepts it.
+    """A kubeconfig `proxy-url`, accepted only where client-go accepts it: Go's url.Parse
+    first (kubectl: "could not parse"), then the scheme (tools/clientcmd/helpers.go
+    parseProxyURL, which clientcmd/validation.go validateClusterInfo runs as the file is read).
 
     Raises ProxyUrlError with a message fit for the operator (never the URL's credentials).
     """
+    fault = url_fault(text)
+    if fault and _SCHEME_PREFIX.match(text):
+        raise ProxyUrlError(_could_not_parse(text, fault))
     parts = _split(text)
     if parts.scheme not in PROXY_SCHEMES:
         # urlsplit keeps a scheme only when it is made of [a-z0-9+.-]: safe to quote.
@@ -77,6 +85,22 @@ def parse_proxy_url(text: str) -> Proxy:
             else "it has no scheme; it must start with http://, https:// or socks5://"
         )
     return _proxy(parts)
+
+
+_SCHEME_PREFIX = LazyPattern(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+"""A scheme (net/url `getScheme`); without one, the line says that instead of Go's fault."""
+_AUTHORITY = LazyPattern(r"[A-Za-z][A-Za-z0-9+.\-]*://([^/?#]*)")
+"""The authority Go reads: after `scheme://`, up to the first `/`, `?` or `#`."""
+
+
+def _could_not_parse(text: str, fault: str) -> str:
+    """kubectl's reason, with Go's own fault where it quotes nothing of the user part: a `/`,
+    `?` or `#` in a password ends the authority before its `@`, and Go then reads what follows
+    a `:` as the port (`http://u:p/w@host`: port "p"), so a fault is shown only where the
+    authority Go read holds every `@` written."""
+    authority = _AUTHORITY.match(text)
+    held = 0 if authority is None else authority.group(1).count("@")
+    return f"could not parse ({fault})" if held == text.count("@") else "could not parse"
 
 
 def _proxy(parts: SplitResult) -> Proxy:
@@ -120,7 +144,7 @@ def _environment_proxy(value: str) -> Proxy | None:
 def _split(text: str) -> SplitResult:
     try:
         return urlsplit(text)
-    except ValueError:  # an unbalanced IPv6 bracket
+    except ValueError:  # a `]` without `[`, or brackets around no IPv6 address
         raise ProxyUrlError("it is not a URL") from None
 
 
