@@ -117,7 +117,14 @@ def _chosen(environ: dict[str, str], url: str) -> str:
         ({"HTTPS_PROXY": "p:3128"}, "https://[::ffff:127.0.0.1]:6443", "<nil>"),
         ({"HTTPS_PROXY": "p:3128"}, "https://localhost:6443", "<nil>"),
         ({"HTTPS_PROXY": "p:3128", "NO_PROXY": ":1"}, "https://api.corp", "http://p:3128"),
-        ({"HTTPS_PROXY": "http://[not"}, "https://api.corp", "<nil>"),
+        # A value Go's url.Parse refuses is read again after `http://` (httpproxy `parseProxy`),
+        # and `http://http://…` parses, as the proxy `http:` (port 80); kubectl 1.32 measured:
+        # `proxyconnect tcp: dial tcp: lookup http … no such host`. Never the login written.
+        ({"HTTPS_PROXY": "http://[not"}, "https://api.corp", "http://http:80"),
+        ({"HTTPS_PROXY": "http://u:pa ss@p:3128"}, "https://api.corp", "http://http:80"),
+        # ... and ignored where that reading fails too (`%zz` is then in its path): kubectl
+        # dials the server itself
+        ({"HTTPS_PROXY": "http://u:p%zz@p:3128"}, "https://api.corp", "<nil>"),
     ],
 )
 def test_the_environment_proxy_is_go_s(environ: dict[str, str], url: str, expected: str) -> None:

@@ -121,23 +121,35 @@ def _proxy(parts: SplitResult) -> Proxy:
 def _environment_proxy(value: str) -> Proxy | None:
     """An `HTTP(S)_PROXY` value as httpproxy's `parseProxy` reads it; None when unusable.
 
-    A value without a scheme (`proxy.corp:3128`) is read as `http://` + value; a value that
-    still does not parse is ignored, as Go ignores it. Go keeps an unknown scheme (`foo://`)
-    and then fails every request through it: ProxyUrlError says so before any is sent.
+    A value Go's url.Parse refuses, or one that leaves no scheme or no host
+    (`proxy.corp:3128`), is read again as `http://` + value, and that reading is kept where
+    Go's parser accepts it; a value that parses neither way is ignored, as Go ignores it. Go
+    keeps an unknown scheme (`foo://`) and then fails every request through it:
+    ProxyUrlError says so before any is sent.
     """
     if not value:
         return None
-    try:
-        parts = _split(value)
-        if parts.scheme not in PROXY_SCHEMES and "://" not in value:
-            parts = _split("http://" + value)
-    except ProxyUrlError:
+    parts = _go_split(value)
+    if parts is None or not parts.scheme or not parts.netloc.rpartition("@")[2]:
+        again = _go_split("http://" + value)
+        parts = parts if again is None else again
+    if parts is None:
         return None
     if parts.scheme not in PROXY_SCHEMES:
         raise ProxyUrlError(f'unsupported scheme "{parts.scheme}", must be http, https, or socks5')
     try:
         return _proxy(parts)
     except ProxyUrlError:
+        return None
+
+
+def _go_split(text: str) -> SplitResult | None:
+    """`text` split, where Go's url.Parse accepts it and urlsplit can split it; else None."""
+    if url_fault(text):
+        return None
+    try:
+        return urlsplit(text)
+    except ValueError:
         return None
 
 
