@@ -159,14 +159,29 @@ def parse_image(text: str) -> ImageReference:
             text, f"repository name must not be more than {MAX_PATH} characters"
         )
     if digest is not None:
-        algorithm, _, encoded = digest.partition(":")
-        if algorithm not in _DIGEST_LENGTHS:
-            raise ImageReferenceError(text, "unsupported digest algorithm")
-        if len(encoded) != _DIGEST_LENGTHS[algorithm] or encoded != encoded.lower():
-            raise ImageReferenceError(text, "invalid checksum digest format")
+        fault = _digest_fault(digest)
+        if fault:
+            raise ImageReferenceError(text, fault)
     if tag is None and digest is None:
         tag = "latest"
     return ImageReference(registry, path, tag, digest)
+
+
+def _digest_fault(digest: str) -> str:
+    """Why go-digest refuses a digest the reference grammar took ("" when it accepts it), in
+    its order (opencontainers/go-digest digest.go `Digest.Validate`, algorithm.go
+    `Algorithm.Validate`, run by distribution/reference `Parse`): an algorithm it does not
+    register; then a hex part of the wrong length for the algorithm; then one that is not
+    lower-case hex. (An algorithm not in lower case never gets here: normalize.go refuses
+    the repository name it ends, `app@SHA256`, as not lower case.)"""
+    algorithm, _, encoded = digest.partition(":")
+    if algorithm not in _DIGEST_LENGTHS:
+        return "unsupported digest algorithm"
+    if len(encoded) != _DIGEST_LENGTHS[algorithm]:
+        return "invalid checksum digest length"
+    if encoded != encoded.lower():
+        return "invalid checksum digest format"
+    return ""
 
 
 def _split_docker_domain(text: str) -> tuple[str, str]:

@@ -73,6 +73,10 @@ def test_the_domain_is_host_components_or_bracketed_ipv6_with_an_optional_port(
         ("a_b.example/x", "invalid reference format"),
         ("r.example/app@md5:" + "a" * 32, "unsupported digest algorithm"),
         ("r.example/app@sha256:" + "a" * 63 + "A", "invalid checksum digest format"),
+        # go-digest Algorithm.Validate: the length for the algorithm first, then the hex
+        ("r.example/app@sha256:" + "e" * 65, "invalid checksum digest length"),
+        ("r.example/app@sha256:" + "abc" * 11 + "ab", "invalid checksum digest length"),
+        ("r.example/app@sha512:" + "A" * 64, "invalid checksum digest length"),
         ("r.example/" + "a" * 256, "repository name must not be more than 255 characters"),
         (HEX, f"invalid repository name ({HEX}), cannot specify 64-byte hexadecimal strings"),
         (
