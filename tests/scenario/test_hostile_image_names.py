@@ -31,6 +31,7 @@ from tests.support.scenarios import (
     deployment,
     docker_config,
     healthy,
+    pod_for,
 )
 
 Obj = dict[str, Any]
@@ -137,6 +138,49 @@ def test_a_hash_after_a_loopback_registry_is_an_invalid_name_and_no_login_leaves
         f"The image name '{images[0]}' of the workload 'hostile' isn't valid, so its "
         "programs can't start."
     )
+
+
+def test_the_kubelet_s_own_message_for_an_invalid_name_is_quoted_where_a_pod_carries_it(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    """A digest one hex digit too long, and a name far past reference.go's 255-character
+    repository limit. The kubelet's pods carry its words (kubelet_pods.go: the waiting
+    reason and message EnsureImageExists returned); doctor quotes those, not its own."""
+    now = datetime.now(UTC)
+    images = {
+        "c20": "registry.example.com/app@sha256:" + "e" * 65,
+        "c21": "registry.example.com/" + "a" * 5000 + ":1",
+    }
+    reasons = {
+        "c20": "invalid checksum digest length",  # go-digest ErrDigestInvalidLength
+        "c21": "repository name must not be more than 255 characters",  # ErrNameTooLong
+    }
+    said = {
+        name: f'Failed to apply default image tag "{image}": couldn\'t parse image reference '
+        f'"{image}": {reasons[name]}'
+        for name, image in images.items()
+    }
+    workload = deployment("odd", [container(name, image) for name, image in images.items()])
+    pod = pod_for(workload, now)
+    pod["status"]["phase"] = "Pending"
+    pod["status"]["containerStatuses"] = [
+        {
+            "name": name,
+            "image": image,
+            "imageID": "",
+            "ready": False,
+            "restartCount": 0,
+            "state": {"waiting": {"reason": "InvalidImageName", "message": said[name]}},
+        }
+        for name, image in images.items()
+    ]
+    fake_api.add(workload, pod)
+    result = _doctor(kubeconfig, "--no-registry", "-o", "json")
+    assert result.exit_code == 2, result.stderr
+    invalid = _findings(result.json(), "image-pull.invalid-name")
+    assert [f["details"] for f in invalid] == [
+        [f"InvalidImageName: {said[name]}"] for name in images
+    ]
 
 
 def test_one_invalid_image_in_one_namespace_leaves_the_others_reported(
