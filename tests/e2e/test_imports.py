@@ -216,6 +216,7 @@ ENGINES = (
     "truegreen.lint.commands",
     "truegreen.doctor.command.job_file",  # --job-file
     "truegreen.doctor.knowledge.pull_errors",  # a pod that shows a pull error
+    "truegreen.pull_errors",
     "truegreen.doctor.knowledge.missing_settings",
     "truegreen.doctor.knowledge.made_volumes",  # a claim that awaits a volume made in advance
     "truegreen.cluster.label_selector",  # --namespace-selector
@@ -281,7 +282,7 @@ def compiled(module):
     patterns = [p for value in vars(module).values() for p in of(value)]
     return [len(patterns), sum(p._compiled is not None for p in patterns)]
 names = ("truegreen.doctor.knowledge.evidence", "truegreen.doctor.checks.capacity.autoscaling",
-         "truegreen.doctor.knowledge.pull_errors", "truegreen.doctor.knowledge.missing_settings",
+         "truegreen.pull_errors", "truegreen.doctor.knowledge.missing_settings",
          "truegreen.doctor.knowledge.device_cel", "truegreen.yamlwords")
 print(json.dumps({{name: compiled(importlib.import_module(name)) for name in names}}))
 """
@@ -323,7 +324,7 @@ def test_doctor_compiles_the_words_it_recognises_only_when_it_meets_them(
         kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
         ran, pulling_run = _lazy_patterns_compiled(kubeconfig)
     assert ran["exit"] == 2, "precondition: doctor found the pull failure"
-    assert pulling_run["truegreen.doctor.knowledge.pull_errors"][1] >= 1
+    assert pulling_run["truegreen.pull_errors"][1] >= 1
     assert pulling_run.get("truegreen.doctor.checks.capacity.autoscaling", [0, 0])[1] == 0
 
 

@@ -1,11 +1,11 @@
-"""The kubelet's words for a failed pull, read as what stopped it (knowledge/pull_errors.py).
+"""The kubelet's words for a failed pull, read as what stopped it (truegreen/pull_errors.py).
 
 Messages as the container runtime writes them (containerd's resolver and authorizer,
 pkg/remotes/docker; CRI-O's, containers/image) with the registry's own text inside."""
 
 import pytest
 
-from truegreen.doctor.knowledge.pull_errors import PullError, pod_images, pull_error
+from truegreen.pull_errors import PullError, pod_images, pull_error
 from truegreen.redaction.text import redact_text
 
 REF = "registry.example.com/trainer:2.1"

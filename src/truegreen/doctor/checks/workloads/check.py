@@ -81,7 +81,7 @@ from truegreen.quantity import (
 from truegreen.rollout import rollout_status
 
 if TYPE_CHECKING:
-    from truegreen.doctor.knowledge.pull_errors import PullError
+    from truegreen.pull_errors import PullError
 
 CHECK = CheckId.WORKLOADS
 _CRASHING = {"CrashLoopBackOff"}
@@ -102,7 +102,7 @@ def _pull_codes() -> dict["PullError", str]:
     """The kubelet's reason for a failed pull, read from its message, as a finding."""
     # Imported on use: only a pod whose image failed to download has a pull error to read
     # (doctor's start-up on a small namespace, bench/imports.py).
-    from truegreen.doctor.knowledge.pull_errors import PullError
+    from truegreen.pull_errors import PullError
 
     return {
         PullError.NOT_FOUND: IMAGE_NOT_IN_REGISTRY,
@@ -251,11 +251,8 @@ def _pod_problem(
                 CRASH_LOOP, Status.FAIL, Basis.MEASURED, detail, (("command", logs),)
             )
         if reason in _IMAGE_FAILING:
-            from truegreen.doctor.knowledge.pull_errors import (
-                last_pull_failure,
-                pod_images,
-                pull_error,
-            )
+            from truegreen.doctor.knowledge.pull_errors import last_pull_failure
+            from truegreen.pull_errors import pod_images, pull_error
 
             image = str(container.get("image", ""))
             message = str(waiting.get("message", ""))

@@ -1,0 +1,147 @@
+"""Why the kubelet could not pull an image, read from its own words.
+
+The kubelet reports a failed pull as the container's waiting reason `ErrImagePull` (then
+`ImagePullBackOff`, whose message carries the last error: pkg/kubelet/images/image_manager.go)
+with the container runtime's error as the message. The runtime's words follow the registry's
+answer (distribution-spec error codes, containerd's and CRI-O's resolver): a missing image or
+tag (`not found`, `manifest unknown`), a refused login (`401 Unauthorized`, `403 Forbidden`,
+`denied`), the registry's pull limit (`429 Too Many Requests`, `toomanyrequests`), a registry
+the machine cannot reach (`no such host`, `i/o timeout`, `connection refused`), an image with
+no build for the machine's processor (the runtime found the image's index but no entry for the
+machine's platform; its words end `not found` too, so this is read before a missing image).
+Docker Hub's
+`pull access denied, repository does not exist or may require authorization` says either of
+the first two, so it is read as neither. A message that says none of these is left to the
+generic finding, quoted.
+
+The message is read as doctor reads everything, redacted (cluster/redact.py), as a snapshot
+saves it: the redaction keeps a runtime's error chain word for word (`oauth token: unexpected
+status from POST request to https://ghcr.io/token: 403 Forbidden`: redaction/text.py), so what
+is read here is what the kubelet said, live and offline alike.
+
+One reading for doctor (the workloads check's finding) and refresh (whether a new pod's failed
+pull is one the kubelet's retries cannot heal).
+
+The words are read with the image references taken out: a repository, tag or registry named
+`unauthorized-apps`, `toomanyrequests` or `denied` is the image's name, not the registry's
+answer. What is taken out: every URL (Go's url.Error `Head "https://…"`, containerd's
+`unexpected status from HEAD request to https://…`, CRI-O's `docker://REF`), every quoted word
+(the kubelet's `Failed to pull image %q` and `Back-off pulling image %q`, containerd's
+`failed to pull and unpack image %q` and `failed to resolve reference %q`), every bare reference
+that starts with a registry (containerd's resolver `%s: not found` with the normalised
+`docker.io/library/x:tag`; CRI-O's `reading manifest %s in %s`, whose tag is taken out too),
+and the pod's own images as written and normalised, and their registries' names.
+"""
+
+import re
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from typing import Any
+
+from truegreen import kubeobjects as o
+from truegreen.images import DOCKER_HUB, ImageReferenceError, parse_image
+from truegreen.patterns import LazyPattern
+
+
+class PullError(StrEnum):
+    """What stopped the pull, as the kubelet's message says it."""
+
+    NOT_FOUND = "not-found"
+    LOGIN_REFUSED = "login-refused"
+    PULL_LIMIT = "pull-limit"
+    UNREACHABLE = "unreachable"
+    WRONG_PLATFORM = "wrong-platform"
+
+
+# Checked in this order: a pull limit's message also names the manifest it could not fetch.
+_PATTERNS = (
+    (PullError.PULL_LIMIT, LazyPattern(r"toomanyrequests|429 too many requests|rate limit", re.I)),
+    (
+        PullError.UNREACHABLE,
+        LazyPattern(
+            r"no such host|i/o timeout|connection refused|network is unreachable"
+            r"|tls handshake timeout|no route to host",
+            re.I,
+        ),
+    ),
+    (
+        PullError.LOGIN_REFUSED,
+        LazyPattern(
+            r"401 unauthorized|403 forbidden|\bunauthorized\b|\bdenied: |authentication required",
+            re.I,
+        ),
+    ),
+    # containerd: `no match for platform in manifest: not found` (core/images/image.go);
+    # CRI-O (containers/image): `no image found in image index for architecture "arm64", …`
+    # (`manifest list` before image-spec indexes); Docker: `no matching manifest for
+    # linux/arm64/v8 in the manifest list entries` (distribution/pull_v2.go).
+    (
+        PullError.WRONG_PLATFORM,
+        LazyPattern(
+            r"no match for platform in manifest|no image found in (?:image index|manifest list) "
+            r"for architecture|no matching manifest for \S+ in the manifest list entries",
+            re.I,
+        ),
+    ),
+    (PullError.NOT_FOUND, LazyPattern(r"\bnot found\b|manifest unknown|name unknown", re.I)),
+)
+_EITHER = LazyPattern(r"repository does not exist or may require authorization", re.I)
+
+_URL = LazyPattern(r"\b[a-z][a-z0-9+.-]*://[^\s\"]+", re.I)
+_QUOTED_WORD = LazyPattern(r'"[^"\s]*"')
+# A reference's characters: what may stand right before or after one that is whole.
+_BEFORE = r"(?<![\w./:@-])"
+_AFTER = r"(?![\w./@-]|:\w)"
+# distribution/reference's domain: dotted host, `localhost` or `host:port`, then a path. A
+# word with a slash and no domain (`i/o timeout`, `linux/arm64`) is left.
+_REGISTRY_REFERENCE = LazyPattern(
+    rf"{_BEFORE}(?:localhost|[\w-]+(?:\.[\w-]+)+|[\w-]+:\d+)(?::\d+)?/[\w./:@-]*\w{_AFTER}"
+)
+# containers/image docker_image_src.go: `reading manifest %s in %s`, tag or digest first.
+_CRIO_MANIFEST_TAG = LazyPattern(r"(?<=reading manifest )\S+(?= in )")
+
+
+def _spellings(image: str) -> set[str]:
+    """How the runtimes print `image` beyond what `_REGISTRY_REFERENCE` takes out: as written
+    (Docker's `manifest for %s not found`), familiar with its tag (`x:latest` for `x`), and its
+    registry's name alone (CRI-O's `pinging container registry %s`, the resolver's `lookup %s`).
+    A plain word (`x` alone) is not among them: it may be one of the runtime's own words."""
+    said = {image}
+    try:
+        ref = parse_image(image)
+    except ImageReferenceError:
+        ref = None  # another container's name the kubelet refused: nothing to normalise
+    if ref is not None:
+        said |= {ref.registry, ref.host}
+        if ref.registry == DOCKER_HUB and ref.tag:
+            said.add(f"{ref.repository.removeprefix('library/')}:{ref.tag}")
+    return {s for s in said if any(c in s for c in "./:@")}
+
+
+def _without_references(message: str, images: Iterable[str]) -> str:
+    """`message` with the image references, URLs and registry names taken out."""
+    text = _QUOTED_WORD.sub(" ", _URL.sub(" ", message))
+    spellings = sorted({s for image in images for s in _spellings(image)}, key=len, reverse=True)
+    if spellings:
+        names = "|".join(re.escape(s) for s in spellings)
+        text = re.sub(rf"{_BEFORE}(?:{names}){_AFTER}", " ", text, flags=re.I)
+    return _CRIO_MANIFEST_TAG.sub(" ", _REGISTRY_REFERENCE.sub(" ", text))
+
+
+def pull_error(message: str, images: Iterable[str] = ()) -> PullError | None:
+    """What the kubelet's message says stopped the pull, read with the references to `images`
+    (the pod's own) and every other image reference taken out; None when it says none."""
+    words = _without_references(message, images)
+    for error, pattern in _PATTERNS:
+        if error is not PullError.PULL_LIMIT and _EITHER.search(words):
+            return None  # Docker Hub's answer for a missing image and a refused login alike
+        if pattern.search(words):
+            return error
+    return None
+
+
+def pod_images(pod: Mapping[str, Any]) -> tuple[str, ...]:
+    """The images `pod` names: its spec's as written, its containers' statuses' as the
+    runtime reports them (kuberuntime: the normalised name when it differs)."""
+    statuses = (str(s.get("image") or "") for s in o.container_statuses(pod))
+    return (*o.all_images(o.pod_spec(pod)), *(image for image in statuses if image))
