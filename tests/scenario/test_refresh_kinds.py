@@ -492,8 +492,7 @@ def test_an_update_that_stops_moving_is_counted_and_latched(
     env.registry.push_image("r/stuck", "stable", content="v2")
     env.simulator.behaviour[name] = "stall"
     reason = (
-        "the update stopped: its controller counted no change in a whole "
-        f"--rollout-timeout ({progress})"
+        f"the update stopped: no old copy was replaced in a whole --rollout-timeout ({progress})"
     )
     for attempt in (1, 2):
         result = env.tick("--rollout-timeout", "1", "--max-attempts", "2")
@@ -510,6 +509,51 @@ def test_an_update_that_stops_moving_is_counted_and_latched(
     assert (_workload(result.json(), name)["outcome"], result.exit_code) == ("latched", 0)
     assert env.restarts(name) == 2
     assert _annotations(env, kind, name)[RUNNER] == first
+
+
+def test_a_stopped_daemonset_update_is_counted_and_latched_while_machines_join(
+    env: RefreshEnv,
+) -> None:
+    """refresh's restart of a DaemonSet stops at its first new copy, which runs and is never
+    Ready, while a cluster autoscaler adds a machine during every wait. daemon_controller.go
+    `syncNodes` gives each new machine its copy from the current template, and
+    `updateDaemonSetStatus` counts it: the desired, current and updated counts rise though
+    the update stands (daemon/update.go `rollingUpdate` waits within maxUnavailable). Taking
+    those counts for progress resumed the same dead wait every tick, each costing the whole
+    --rollout-timeout, never counted nor latched. No old copy was replaced: the update
+    stopped, counted, then latched."""
+    workload = daemonset("agent", container("runner", env.image("r/churn", "stable")))
+    first = _settled(env, workload, "r/churn")
+    env.registry.push_image("r/churn", "stable", content="v2")
+    env.simulator.behaviour["agent"] = "unready"
+    machines = iter(range(3, 100))
+    pod_reads = [0]
+
+    def a_machine_joins(server: FakeApiServer, method: str, path: str) -> None:
+        if method == "GET" and path == f"/api/v1/namespaces/{NS}/pods":
+            pod_reads[0] += 1
+            # The tick's first pass, then the wait's looks a second apart: a machine joins
+            # at the wait's second look, after the first and before the last.
+            if pod_reads[0] == 3:
+                env.simulator.join_node("agent", f"node-{next(machines)}")
+
+    env.server.request_hooks.append(a_machine_joins)
+    outcomes = []
+    for _ in range(5):
+        pod_reads[0] = 0
+        result = env.tick("--rollout-timeout", "2", "--max-attempts", "2")
+        found = _workload(result.json(), "agent")
+        outcomes.append((found["outcome"], result.exit_code))
+        if found["outcome"] == "latched":
+            break
+        assert found["outcome"] == "rollout-failed", found["reason"]
+    env.server.request_hooks.remove(a_machine_joins)
+    assert outcomes[-1] == ("latched", 0), outcomes
+    assert env.restarts("agent") == 2
+    status = _stored(env, "DaemonSet", "agent")["status"]
+    assert status["desiredNumberScheduled"] > len(NODES), "precondition: machines joined"
+    annotations = _annotations(env, "DaemonSet", "agent")
+    assert (annotations[RUNNER], LATCHED in annotations) == (first, True)
 
 
 def _scaled_to_zero(deployment_obj: Obj) -> None:

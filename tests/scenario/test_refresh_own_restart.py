@@ -7,8 +7,9 @@ controllers wait for a new copy that never becomes Ready for as long as it takes
 (pkg/controller/statefulset/stateful_set_control.go `processReplica`, "waiting for Pod to be
 Running and Ready"; pkg/controller/daemon/update.go `rollingUpdate`), and `kubectl rollout
 status` waits with them (pkg/polymorphichelpers/rollout_status.go `StatefulSetStatusViewer`,
-`DaemonSetStatusViewer`). refresh bounds its own wait on such an update by its counts (a whole
-`--rollout-timeout` in which they did not move: rollout-failed, counted, then latched) and
+`DaemonSetStatusViewer`). refresh bounds its own wait on such an update by what only the
+update moves (a whole `--rollout-timeout` in which no old copy was replaced, or for a
+Deployment no new copy became available: rollout-failed, counted, then latched) and
 tells its own stopped update from someone else's by its record of its latest restart. These
 tests hold that the record survives every way a failed restart is left: the tag moved back to
 the recorded image, a restart back to it that stopped too (a copy of the other image left, or
@@ -57,6 +58,13 @@ FIRST_UNREADY = {"StatefulSet": "unready", "DaemonSet": "unready", "Deployment":
 """Each kind's update stopped at its first new copy, which runs and never becomes Ready (a
 readiness probe that keeps failing), while every other copy still runs the old digest."""
 FAILED = ("Warning", "RefreshRolloutFailed")
+STOOD = {
+    "StatefulSet": "no old copy was replaced",
+    "DaemonSet": "no old copy was replaced",
+    "Deployment": "no new copy became available",
+}
+"""What did not happen in a whole wait on each kind's stopped update (steps.py
+`UpdatePosition`)."""
 
 env = test_refresh_kinds.env
 """The fake API server and a real registry, a replaced copy terminating for one read."""
@@ -105,16 +113,19 @@ def _events(env: RefreshEnv, kind: str) -> list[tuple[str, str]]:
 
 def _stopped(env: RefreshEnv, kind: str, *args: str) -> dict[str, Any]:
     """Ticks (with `args`) until refresh's restart has failed, its wait resumed from its marker
-    while the controller's counts still moved: the report of the tick that found the update
+    while the update still moved (the controller replaced a copy during the restart's own
+    wait): the report of the first, the tick that made the restart. The last found the update
     stopped."""
+    reports = []
     for _ in range(3):
         found, code = _tick(env, "--rollout-timeout", "1", *args)
         assert (found["outcome"], code) == ("rollout-failed", 2), found["reason"]
+        reports.append(found)
         if PENDING not in _annotations(env, kind):
             break
-    assert found["reason"].startswith("the update stopped: its controller counted no change")
+    assert reports[-1]["reason"].startswith(f"the update stopped: {STOOD[kind]} in a whole ")
     env.simulator.finish_terminating()  # the controller reaches the copy it stops at
-    return found
+    return reports[0]
 
 
 def _stopped_toward_a_moved_tag(
@@ -414,7 +425,7 @@ def test_a_failed_restart_marked_only_by_its_marker_stays_refresh_s_own(
 
     found, code = _tick(env, "--rollout-timeout", "1")
     assert (found["outcome"], code) == ("rollout-failed", 2)
-    assert found["reason"].startswith("the update stopped: its controller counted no change")
+    assert found["reason"].startswith(f"the update stopped: {STOOD[kind]} in a whole ")
     assert [(w["step"], w["annotations"]) for w in found["writes"]] == [
         ("clear-pending", {PENDING: None, RESTARTED: marker.text()})
     ]

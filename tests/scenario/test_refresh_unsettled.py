@@ -258,7 +258,7 @@ def test_a_deployment_with_no_progress_deadline_whose_restart_stops_is_counted_a
     env.simulator.behaviour["web"] = "deadline"  # new copies never Ready; no deadline to pass
     progress = "1 old copies still stopping" if copies == 1 else "1 of 4 copies updated"
     reason = (
-        "the update stopped: its controller counted no change in a whole --rollout-timeout "
+        "the update stopped: no new copy became available in a whole --rollout-timeout "
         f"({progress})"
     )
     for attempt in (1, 2):

@@ -5,6 +5,13 @@ digest the real registry serves for the image now (or a crash loop, a pull failu
 progress deadline, or nothing at all, per Deployment). An annotation-only change is simply
 observed (status.observedGeneration catches up), as the real controller does.
 
+A failed pull is the kubelet's (pkg/kubelet/images/image_manager.go `EnsureImageExists`): the
+container waits `ErrImagePull` with the runtime's error as its message (containerd's words).
+`pull-fail`: the registry says the image does not exist, at every retry. `pull-retry` (a
+Deployment's): the registry answered 503 once; after the kubelet's back-off (`PULL_RETRY_READS`
+pod reads) the pull succeeds, the new pods run the newest digest, Ready, and the rollout goes on
+as an `ok` one.
+
 The replacement follows the Deployment's strategy as the controller runs it:
 
 - `Recreate` (pkg/controller/deployment/recreate.go): every old pod is stopped first, and the
@@ -54,6 +61,9 @@ Ready, as their controllers do:
   `numberReady`, `updatedNumberScheduled` (by `controller-revision-hash`), `numberAvailable`
   and `numberUnavailable`.
 - `updateStrategy: OnDelete`: a template change replaces nothing (only the revision moves).
+- `join_node`: a machine joins while a DaemonSet's update stands; its copy is made at the
+  update revision (daemon_controller.go `syncNodes`), so the counts rise with no old copy
+  replaced.
 - Their behaviours (`ORDERED_BEHAVIOURS`) add `unready` and `last-unready`: a new pod that
   runs and is never Ready (a readiness probe that keeps failing: Running, Ready False, no
   waiting reason), at the first pod replaced or at the last. The controller waits on it
@@ -89,13 +99,17 @@ from typing import Any
 from tests.support.fake_apiserver import FakeApiServer
 
 Obj = dict[str, Any]
-BEHAVIOURS = ("ok", "old-image", "crash", "pull-fail", "deadline", "stall")
+BEHAVIOURS = ("ok", "old-image", "crash", "pull-fail", "pull-retry", "deadline", "stall")
 ORDERED_BEHAVIOURS = ("ok", "old-image", "crash", "pull-fail", "stall", "unready", "last-unready")
 """A StatefulSet's or DaemonSet's: `unready`, its first new pod runs and is never Ready (a
 readiness probe that keeps failing: no waiting reason, nothing that says it never will);
 `last-unready`, every new pod Ready but the last one the update replaces."""
 HEALTHY = ("ok", "old-image")
 """The behaviours whose new pods become Ready."""
+PULL_RETRY_READS = 2
+"""How many pod reads a `pull-retry` pod waits on its failed pull: the kubelet's back-off."""
+_PULL_ERROR = 'failed to pull and unpack image "{0}": failed to resolve reference "{0}": '
+"""containerd's words for a failed pull, which the kubelet's ErrImagePull message is."""
 NO_DEADLINE = 2**31 - 1
 """progressDeadlineSeconds MaxInt32: a Deployment with no progress deadline."""
 GRACE_SECONDS = 30
@@ -154,6 +168,17 @@ class _Ordered:
 
 
 @dataclass
+class _Pulling:
+    """A `pull-retry` rollout's new pods in the kubelet's back-off: after `reads` more pod
+    reads the pull succeeds."""
+
+    namespace: str
+    name: str
+    rollout: int
+    reads: int
+
+
+@dataclass
 class _Maturing:
     """New pods that are Ready but not yet for minReadySeconds: at `at` they are available, the
     old pods still running (`stop`) go, and the controller writes the status again."""
@@ -202,6 +227,7 @@ class RolloutSimulator:
         self._leaving: list[_Leaving] = []
         self._late: list[_LateStatus] = []
         self._maturing: list[_Maturing] = []
+        self._pulling: list[_Pulling] = []
         self._revisions: dict[str, tuple[str, str]] = {}
         """Each StatefulSet's and DaemonSet's (currentRevision, updateRevision)."""
         self._nodes: dict[str, list[str]] = {}
@@ -247,6 +273,20 @@ class RolloutSimulator:
             meta["namespace"], meta["name"], self._ordered_status(stored), stored["kind"]
         )
 
+    def join_node(self, name: str, node: str, namespace: str = "train") -> None:
+        """A machine joins the cluster (a cluster autoscaler's): the DaemonSet's controller
+        makes its copy from the current template, at the update revision, whatever its update
+        stands at (daemon_controller.go `syncNodes`: a machine that should run a copy and has
+        none gets one), and counts it (`updateDaemonSetStatus`)."""
+        with self._lock:
+            stored = self.server.get_object("DaemonSet", name, namespace)
+            assert stored is not None
+            key = self._key(stored)
+            self._nodes[key].append(node)
+            update = self._revisions[key][1]
+            self.server.add(self._slot_pod(stored, f"{name}-{node}", update, "ok", {}))
+            self._publish_ordered("DaemonSet", namespace, name)
+
     def _on_patch(self, server: FakeApiServer, plural: str, obj: Obj) -> None:
         if plural not in ("deployments", *_ORDERED):
             return
@@ -284,6 +324,14 @@ class RolloutSimulator:
                         self._terminate(maturing.namespace, maturing.stop)
                         self._publish(maturing.namespace, maturing.name)
             if pods is not None:
+                for pulling in list(self._pulling):
+                    if pods["ns"] not in (None, pulling.namespace):
+                        continue
+                    if pulling.reads > 0:
+                        pulling.reads -= 1
+                        continue
+                    self._pulling.remove(pulling)
+                    self._pulled(pulling)
                 for leaving in list(self._leaving):
                     if pods["ns"] not in (None, leaving.namespace):
                         continue
@@ -304,6 +352,33 @@ class RolloutSimulator:
                         continue
                     self._write_status(late.namespace, late.name, late.status)
                     self._late.remove(late)
+
+    def _pulled(self, pulling: _Pulling) -> None:
+        """The kubelet's pull after its back-off succeeded: the new pods run the newest digest,
+        Ready; the Deployment's other copies start and its old ones go, as in an `ok` rollout
+        (unless a newer rollout replaced this one)."""
+        key = f"{pulling.namespace}/{pulling.name}"
+        if self._current.get(key, (0, ""))[0] != pulling.rollout:
+            return
+        deployment = self.server.get_object("Deployment", pulling.name, pulling.namespace)
+        assert deployment is not None
+        new = self._new(key)
+        for pod in new:
+            pod["status"] = self.make_pod(deployment, pod["metadata"]["name"])["status"]
+            self.server.update_object(pod)
+        generation = deployment["metadata"]["generation"]
+        for index in range(len(new), deployment["spec"].get("replicas", 1)):
+            pod = self.make_pod(deployment, f"{pulling.name}-g{generation}-{index}")
+            self.server.add(pod)
+            self._new_pods[key].add(pod["metadata"]["name"])
+        names = self._new_pods[key]
+        old = [
+            p
+            for p in pods_of(self.server, deployment)
+            if p["metadata"]["name"] not in names and not _terminating(p)
+        ]
+        self._terminate(pulling.namespace, old)
+        self._publish(pulling.namespace, pulling.name)
 
     def finish_terminating(self) -> None:
         """Every terminating pod's grace period ends now: they are gone."""
@@ -406,6 +481,8 @@ class RolloutSimulator:
                 stopped, count = _stalled_rolling(current, replicas, surge, unavailable, available)
                 self._terminate(namespace, stopped)
                 start(count, [], later=False)
+                if behaviour == "pull-retry":
+                    self._pulling.append(_Pulling(namespace, name, rollout, PULL_RETRY_READS))
             status = self._status(namespace, name)
             if self.status_lag_reads > 0:
                 self._late.append(_LateStatus(namespace, name, status, self.status_lag_reads))
@@ -735,8 +812,12 @@ class RolloutSimulator:
                 "restartCount": 0,
                 "ready": ready,
             }
-            if behaviour == "pull-fail":
-                status["state"] = {"waiting": {"reason": "ImagePullBackOff"}}
+            if behaviour in ("pull-fail", "pull-retry"):
+                answer = f"{image}: not found"
+                if behaviour == "pull-retry":
+                    answer = "unexpected status from HEAD request: 503 Service Unavailable"
+                message = _PULL_ERROR.format(image) + answer
+                status["state"] = {"waiting": {"reason": "ErrImagePull", "message": message}}
             else:
                 status["imageID"] = (
                     f"{image.split('@')[0].rsplit(':', 1)[0]}@{self.digest_for(image)}"

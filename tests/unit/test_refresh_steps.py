@@ -625,8 +625,6 @@ def test_without_a_marker_every_pod_counts_as_the_rollout_s() -> None:
     ("reason", "words"),
     [
         ("CrashLoopBackOff", "keeps crashing"),
-        ("ImagePullBackOff", "cannot pull its image"),
-        ("ErrImagePull", "cannot pull its image"),
         ("InvalidImageName", "names an image that is not valid"),
         # pkg/kubelet/images/image_manager.go `EnsureImageExists`: the image is not on the
         # machine and the pull policy is Never, so the kubelet never pulls it.
@@ -648,13 +646,79 @@ def test_a_new_pod_waiting_where_it_will_not_leave_by_itself_is_stuck(
     assert stuck_new_pod(pods[:1], MARKER) == ""
 
 
+_PULL = f'failed to pull and unpack image "{IMAGE}": failed to resolve reference "{IMAGE}":'
+"""How containerd's error begins, which the kubelet's ErrImagePull message is
+(image_manager.go `EnsureImageExists`: `imagePullResult.err.Error()`)."""
+_NOT_FOUND = f"{_PULL} {IMAGE}: not found"
+
+
+def _pulling(name: str, reason: str, message: str, **made: str) -> Obj:
+    """A pod whose runner waits on a failed pull, the kubelet's `message` with it."""
+    pod = _pod(name, ("runner", reason), ready=False, **made)
+    pod["status"]["containerStatuses"][0]["state"]["waiting"]["message"] = message
+    return pod
+
+
+@pytest.mark.parametrize("reason", ["ErrImagePull", "ImagePullBackOff"])
+@pytest.mark.parametrize(
+    ("message", "words"),
+    [
+        (_NOT_FOUND, "cannot pull its image: the registry says it does not exist"),
+        (
+            f"{_PULL} failed to authorize: failed to fetch oauth token: unexpected status from "
+            "GET request to https://registry.example.com/token: 401 Unauthorized",
+            "cannot pull its image: the registry refused the login",
+        ),
+        (
+            f"{_PULL} no match for platform in manifest: not found",
+            "cannot pull its image: it has no build for its machine's platform",
+        ),
+    ],
+    ids=["not-found", "login-refused", "wrong-platform"],
+)
+def test_a_pull_the_registry_refuses_is_stuck(reason: str, message: str, words: str) -> None:
+    """Every retry after the kubelet's back-off meets the same answer until someone changes the
+    registry, the login or the image: a measured failure, at once."""
+    pod = _pulling("new", reason, message, stamp=STAMP)
+    assert stuck_new_pod([pod], MARKER) == f"new pod new {words} ({reason})"
+
+
+@pytest.mark.parametrize("reason", ["ErrImagePull", "ImagePullBackOff"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        f"{_PULL} unexpected status from HEAD request to https://registry.example.com/v2/r/"
+        "manifests/stable: 503 Service Unavailable",
+        f"{_PULL} unexpected status code: 429 Too Many Requests - Server message: "
+        "toomanyrequests: You have reached your pull rate limit.",
+        f"{_PULL} dial tcp 10.0.0.7:443: i/o timeout",
+        f'Back-off pulling image "{IMAGE}"',  # kubelets before 1.30 name no error
+        "",
+    ],
+    ids=["unavailable", "pull-limit", "unreachable", "no-error-named", "no-message"],
+)
+def test_a_pull_the_kubelet_retries_after_its_back_off_is_still_starting(
+    reason: str, message: str
+) -> None:
+    """image_manager.go `EnsureImageExists`: a failed pull is put in back-off
+    (`backOff.Next`), ImagePullBackOff until it ends, then pulled again; a registry that was
+    busy or out of reach serves the next pull. Such a pod is starting, bounded by the wait's
+    timeout and the stopped rule, never failed at the first look."""
+    pod = _pulling("new", reason, message, stamp=STAMP)
+    assert stuck_new_pod([pod], MARKER) == ""
+    found = _observe(_rolled(updated=0), [pod])
+    assert found.health is Health.STARTING
+
+
 def test_a_pod_running_a_target_digest_is_new_even_without_the_stamp() -> None:
-    pinned = _pod("pinned", ("runner", "ErrImagePull"), image_digest=NEW)
-    assert stuck_new_pod([pinned], MARKER) == "new pod pinned cannot pull its image (ErrImagePull)"
-    init = _pod("init", ("runner", "ErrImagePull"))
+    refused = "new pod {} cannot pull its image: the registry says it does not exist (ErrImagePull)"
+    pinned = _pulling("pinned", "ErrImagePull", _NOT_FOUND, image_digest=NEW)
+    assert stuck_new_pod([pinned], MARKER) == refused.format("pinned")
+    init = _pulling("init", "ErrImagePull", _NOT_FOUND)
     init["spec"]["initContainers"] = [{"name": "setup", "image": f"{IMAGE}@{NEW}"}]
-    assert stuck_new_pod([init], MARKER) == "new pod init cannot pull its image (ErrImagePull)"
-    assert stuck_new_pod([_pod("old", ("runner", "ErrImagePull"), image_digest=OLD)], MARKER) == ""
+    assert stuck_new_pod([init], MARKER) == refused.format("init")
+    old = _pulling("old", "ErrImagePull", _NOT_FOUND, image_digest=OLD)
+    assert stuck_new_pod([old], MARKER) == ""
 
 
 def test_a_new_pod_that_is_merely_starting_is_not_stuck() -> None:

@@ -33,8 +33,10 @@ from truegreen.refresh.steps import (
     restart_refusal,
     rolling,
     skip,
-    update_counts,
+    stops_unsaid,
+    update_position,
 )
+from truegreen.refresh.template import RESTARTED_AT
 
 Obj = dict[str, Any]
 IMAGE = "registry.example.com/team/db:stable"
@@ -344,70 +346,123 @@ def test_an_on_delete_workload_is_healthy_only_with_every_copy_its_controller_co
     assert (observed.health, observed.detail) == (health, detail)
 
 
-def test_counts_that_did_not_move_in_a_whole_wait_are_a_stopped_update() -> None:
-    """A StatefulSet's or DaemonSet's controller stops at a new pod that is not healthy and has
-    no progress deadline (stateful_set_control.go, daemon/update.go; only a Deployment has
-    progressDeadlineSeconds): counts (`computeReplicaStatus`, `updateDaemonSetStatus`) that
-    did not change in a whole --rollout-timeout fail the rollout, as a passed deadline does."""
-    db = _with(statefulset("db", replicas=2), replicas=2, readyReplicas=1, updatedReplicas=1)
-    agent = _with(
+MARKER = PendingRestart({"db": NEW}, "2026-12-04T11:00:00.000000Z")
+OLD_STAMP = "2026-11-01T00:00:00.000000Z"
+
+
+def _copy(place: str, *, made: bool, uid: str, ready: bool = True, kind: str = "DaemonSet") -> Obj:
+    """A copy at `place` (a DaemonSet's machine, a StatefulSet's pod name): made by MARKER's
+    restart (its template stamp) or by an earlier template."""
+    pod = _pod()
+    pod["metadata"] = {
+        "name": place if kind == "StatefulSet" else f"agent-{place}-{uid}",
+        "uid": uid,
+        "annotations": {RESTARTED_AT: MARKER.stamp if made else OLD_STAMP},
+    }
+    pod["spec"] = {"nodeName": place} if kind == "DaemonSet" else {}
+    pod["status"]["conditions"][0]["status"] = "True" if ready else "False"
+    return pod
+
+
+def _stopped_after(workload: Obj, before: list[Obj], after: list[Obj], **wait: Any) -> Look:
+    """The look at the end of a wait on MARKER's restart that began with `before`."""
+    plans = [_plan()]
+    first = look(workload, before, plans, max_attempts=3, now=NOW)
+    since = update_position(workload, before, MARKER, NOW)
+    return look_again(
+        first,
+        workload,
+        after,
+        plans,
+        now=NOW,
+        **({"timed_out": True, "marker": MARKER, "since": since} | wait),
+    )
+
+
+def _agent() -> Obj:
+    return _with(
         daemonset("agent"),
         desiredNumberScheduled=2,
         currentNumberScheduled=2,
         numberAvailable=1,
         updatedNumberScheduled=1,
     )
-    assert update_counts(db) == (2, 2, 1)
-    assert update_counts(agent) == (2, 2, 1)
-    assert update_counts(_with(deployment("web"), updatedReplicas=0)) is None
-    marker = PendingRestart({"db": NEW}, "2026-12-04T11:00:00.000000Z")
-    plans = [_plan()]
-    for workload, progress in ((db, "1 of 2 copies ready"), (agent, "1 of 2 copies updated")):
-        first = look(workload, [_pod()], plans, max_attempts=3, now=NOW)
-        since = update_counts(workload)
 
-        def again(
-            timed_out: bool,
-            since: tuple[int, ...] | None,
-            *,
-            first: Look = first,
-            workload: Obj = workload,
-        ) -> Any:
-            return look_again(
-                first,
-                workload,
-                [_pod()],
-                plans,
-                now=NOW,
-                timed_out=timed_out,
-                marker=marker,
-                since=since,
-            )
 
-        stopped = again(True, since)
-        assert (stopped.situation.health, stopped.observation.detail) == (
-            Health.FAILING,
-            "the update stopped: its controller counted no change in a whole --rollout-timeout "
-            f"({progress})",
+@pytest.mark.parametrize("kind", ["StatefulSet", "DaemonSet"])
+def test_an_update_that_replaced_no_old_copy_in_a_whole_wait_has_stopped(kind: str) -> None:
+    """A StatefulSet's or DaemonSet's controller stops at a new pod that is not healthy and has
+    no progress deadline (stateful_set_control.go `updateStatefulSet`, daemon/update.go
+    `rollingUpdate`; only a Deployment has progressDeadlineSeconds): a whole --rollout-timeout
+    in which no old copy was replaced by the restart's fails the rollout, as a passed deadline
+    does."""
+    if kind == "StatefulSet":
+        workload = _with(
+            statefulset("db", replicas=2), replicas=2, readyReplicas=1, updatedReplicas=1
         )
-        assert decide(stopped.situation) is Action.FAIL
-        # Not yet timed out, or counts that moved, or none to compare: still starting.
-        assert again(False, since).situation.health is Health.STARTING
-        moved = (since[0], since[1], since[2] - 1) if since else None
-        assert again(True, moved).situation.health is Health.STARTING
-        assert decide(again(True, None).situation) is Action.STOP_WAITING
-        # Without a restart under way the timeout alone decides (the table's rows 11-13).
-        unmarked = look_again(
-            first, workload, [_pod()], plans, now=NOW, timed_out=True, marker=None, since=since
-        )
-        assert unmarked.situation.health is Health.STARTING
-    # A Deployment has its progress deadline: its counts are never compared.
-    web = _with(deployment("web"), updatedReplicas=0)
-    first = look(web, [_pod()], plans, max_attempts=3, now=NOW)
-    waited = look_again(
-        first, web, [_pod()], plans, now=NOW, timed_out=True, marker=marker, since=None
+        places, progress = ("db-1", "db-0"), "1 of 2 copies ready"
+    else:
+        workload, places, progress = _agent(), ("node-1", "node-2"), "1 of 2 copies updated"
+    stuck = _copy(places[0], made=True, uid="n1", ready=False, kind=kind)
+    old = _copy(places[1], made=False, uid="o2", kind=kind)
+    stopped = _stopped_after(workload, [stuck, old], [stuck, old])
+    assert (stopped.situation.health, stopped.observation.detail) == (
+        Health.FAILING,
+        f"the update stopped: no old copy was replaced in a whole --rollout-timeout ({progress})",
     )
-    assert waited.situation.health is Health.STARTING
+    assert decide(stopped.situation) is Action.FAIL
+    replaced = _copy(places[1], made=True, uid="n2", ready=False, kind=kind)
+    moved = _stopped_after(workload, [stuck, old], [stuck, replaced])
+    assert decide(moved.situation) is Action.STOP_WAITING
+    # The old copy on its way out, its replacement made: the update moved on too.
+    leaving = _copy(places[1], made=False, uid="o2", kind=kind)
+    leaving["metadata"]["deletionTimestamp"] = "2026-12-04T11:59:00Z"
+    surged = _stopped_after(workload, [stuck, leaving, replaced], [stuck, replaced])
+    assert decide(surged.situation) is Action.STOP_WAITING
+    # Not yet timed out, or nothing to compare (no restart under way): the table's own rows.
+    assert decide(
+        _stopped_after(workload, [stuck, old], [stuck, old], timed_out=False).situation
+    ) is (Action.WAIT)
+    assert decide(_stopped_after(workload, [stuck, old], [stuck, old], since=None).situation) is (
+        Action.STOP_WAITING
+    )
+    assert update_position(workload, [stuck, old], None, NOW) is None
+
+
+def test_machines_that_join_or_leave_are_no_progress_of_a_daemonset_s_update() -> None:
+    """daemon_controller.go `updateDaemonSetStatus` counts per machine, and a machine that
+    joins gets its copy from the current template (`syncNodes`): desired, current and updated
+    counts rise while the update stands at its copy that is never Ready (daemon/update.go
+    `rollingUpdate` waits within maxUnavailable), and fall as machines leave. Only an old copy
+    replaced where it ran is the update moving on."""
+    agent = _agent()
+    stuck = _copy("node-1", made=True, uid="n1", ready=False)
+    old = _copy("node-2", made=False, uid="o2")
+    joined = _copy("node-3", made=True, uid="n3")
+    gone = _stopped_after(agent, [stuck, old], [stuck, joined])  # node-2 left, node-3 joined
+    assert gone.situation.health is Health.FAILING
+    assert decide(gone.situation) is Action.FAIL
+    # A copy the controller made before the scheduler bound it: its machine is the one its
+    # node affinity names (daemon/util `GetTargetNodeName`).
+    unbound = _copy("node-2", made=True, uid="n2")
+    unbound["spec"] = {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchFields": [
+                                {"key": "metadata.name", "operator": "In", "values": ["node-2"]}
+                            ]
+                        }
+                    ]
+                }
+            }
+        }
+    }
+    assert decide(_stopped_after(agent, [stuck, old], [stuck, unbound]).situation) is (
+        Action.STOP_WAITING
+    )
 
 
 def _no_deadline(seconds: Any) -> Obj:
@@ -416,69 +471,63 @@ def _no_deadline(seconds: Any) -> Obj:
     return web
 
 
-def test_a_deployment_with_no_progress_deadline_is_judged_by_its_counts() -> None:
+def test_a_deployment_with_no_progress_deadline_stopped_when_no_new_copy_became_available() -> None:
     """deployment_util.go `HasProgressDeadline`: progressDeadlineSeconds MaxInt32 is no deadline,
-    so its controller never writes ProgressDeadlineExceeded; the counts its progress is measured
-    by (`DeploymentProgressing`: updated copies, old copies) that did not move in a whole
-    --rollout-timeout are the verdict the deadline would give. With a deadline (the API
+    so its controller never writes ProgressDeadlineExceeded. Its copies have no place, and an
+    autoscaler resizes its old and new ReplicaSets together (sync.go `scale`), moving its
+    counts while the update stands; rolling.go scales the old ReplicaSets down only as the new
+    one's copies become available. A whole --rollout-timeout in which none of the restart's
+    copies became available is the verdict the deadline would give. With a deadline (the API
     server's default 600, apps/v1 defaults.go `SetDefaults_Deployment`, when absent) the
-    controller says it, and the counts are never compared."""
-    endless = _no_deadline(2147483647)
-    assert update_counts(endless) == (2, 2, 1)
-    assert update_counts(_no_deadline(600)) is None
-    assert update_counts(_with(deployment("web"), updatedReplicas=1)) is None
-    marker = PendingRestart({"db": NEW}, "2026-12-04T11:00:00.000000Z")
-    plans = [_plan()]
-    first = look(endless, [_pod()], plans, max_attempts=3, now=NOW)
-    stopped = look_again(
-        first,
-        endless,
-        [_pod()],
-        plans,
-        now=NOW,
-        timed_out=True,
-        marker=marker,
-        since=update_counts(endless),
+    controller says it, and nothing is compared."""
+    assert (stops_unsaid(_no_deadline(2147483647)), stops_unsaid(_no_deadline(600))) == (
+        True,
+        False,
     )
+    assert stops_unsaid(deployment("web")) is False
+    assert (stops_unsaid(statefulset("db")), stops_unsaid(daemonset("agent"))) == (True, True)
+    assert update_position(_no_deadline(600), [_pod()], MARKER, NOW) is None
+    endless = _no_deadline(2147483647)
+    new = _copy("web-new", made=True, uid="n1", ready=False, kind="Deployment")
+    old = _copy("web-old", made=False, uid="o1", kind="Deployment")
+    # An autoscaler added a copy to each ReplicaSet: neither new copy became available.
+    scaled = [
+        new,
+        old,
+        _copy("web-new2", made=True, uid="n2", ready=False, kind="Deployment"),
+        _copy("web-old2", made=False, uid="o2", kind="Deployment"),
+    ]
+    stopped = _stopped_after(endless, [new, old], scaled)
     assert (stopped.situation.health, stopped.observation.detail) == (
         Health.FAILING,
-        "the update stopped: its controller counted no change in a whole --rollout-timeout "
+        "the update stopped: no new copy became available in a whole --rollout-timeout "
         "(1 old copies still stopping)",
     )
     assert decide(stopped.situation) is Action.FAIL
+    started = _copy("web-new", made=True, uid="n1", kind="Deployment")
+    assert decide(_stopped_after(endless, [new, old], [started, old]).situation) is (
+        Action.STOP_WAITING
+    )
 
 
-@pytest.mark.parametrize(
-    ("make", "flapped"),
-    [
-        (
-            lambda: _with(statefulset("db", replicas=2), replicas=2, updatedReplicas=1),
-            {"readyReplicas": 1, "availableReplicas": 1},
-        ),
-        (
-            lambda: _with(
-                daemonset("agent"),
-                desiredNumberScheduled=2,
-                currentNumberScheduled=2,
-                updatedNumberScheduled=1,
-            ),
-            {"numberReady": 1, "numberAvailable": 1},
-        ),
-        (
-            lambda: _no_deadline(2147483647),
-            {"readyReplicas": 2, "availableReplicas": 2},
-        ),
-    ],
-    ids=["statefulset", "daemonset", "deployment-without-deadline"],
-)
-def test_readiness_that_flaps_is_no_progress_of_the_update(make: Any, flapped: Obj) -> None:
+@pytest.mark.parametrize("kind", ["StatefulSet", "DaemonSet"])
+def test_readiness_that_flaps_is_no_progress_of_the_update(kind: str) -> None:
     """A copy whose readiness probe passes and fails by turns moves the ready and available
     counts both ways (stateful_set_control.go `computeReplicaStatus`, daemon_controller.go
-    `updateDaemonSetStatus`) while the update stands where it stopped: the counts compared are
-    those that move only with the update (observedGeneration, copies, updated copies)."""
-    before, after = make(), make()
-    after["status"] |= flapped
-    assert update_counts(before) == update_counts(after)
+    `updateDaemonSetStatus`) while the update stands where it stopped: no old copy replaced."""
+    if kind == "StatefulSet":
+        workload = _with(
+            statefulset("db", replicas=2), replicas=2, readyReplicas=1, updatedReplicas=1
+        )
+        places = ("db-1", "db-0")
+    else:
+        workload, places = _agent(), ("node-1", "node-2")
+    flapping = [_copy(places[0], made=True, uid="n1", ready=ready, kind=kind) for ready in (0, 1)]
+    old = _copy(places[1], made=False, uid="o2", kind=kind)
+    for before, after in (flapping, flapping[::-1]):
+        since = update_position(workload, [before, old], MARKER, NOW)
+        assert since is not None
+        assert not since.moved(update_position(workload, [after, old], MARKER, NOW))
 
 
 def test_a_deployment_with_no_progress_deadline_is_someone_else_s_rollout_unless_refresh_s() -> (

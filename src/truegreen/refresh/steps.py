@@ -20,6 +20,7 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.images import ImageReference, ImageReferenceError
+from truegreen.pull_errors import PullError, pod_images, pull_error
 from truegreen.pull_policy import PULL_ALWAYS, pull_policy
 from truegreen.refresh.annotations import (
     ATTEMPTS,
@@ -49,15 +50,27 @@ from truegreen.rollout import rollout_status
 
 _STUCK_REASONS = {
     "CrashLoopBackOff": "keeps crashing",
-    "ImagePullBackOff": "cannot pull its image",
-    "ErrImagePull": "cannot pull its image",
+    # image_manager.go `EnsureImageExists`: an image that does not parse, or one absent with
+    # pull policy Never, is refused before any pull, at every sync alike.
     "InvalidImageName": "names an image that is not valid",
-    # image_manager.go `EnsureImageExists`: absent with pull policy Never, it is never pulled.
     "ErrImageNeverPull": (
         "needs an image its machine does not have, and imagePullPolicy Never forbids pulling it"
     ),
 }
 """The waiting states a new pod does not leave by itself, in plain words."""
+_PULL_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff"})
+"""A failed pull (image_manager.go `EnsureImageExists`): the kubelet records it in its back-off
+(`backOff.Next`), says ImagePullBackOff until the back-off ends, then pulls again, and starts
+the container once a pull succeeds. A registry that answered 503 or 429, or could not be
+reached, heals by itself: such a pod is still starting, bounded by the wait's timeout and the
+stopped rule, as any pod not Ready yet."""
+_REFUSED_PULLS = {
+    PullError.NOT_FOUND: "cannot pull its image: the registry says it does not exist",
+    PullError.LOGIN_REFUSED: "cannot pull its image: the registry refused the login",
+    PullError.WRONG_PLATFORM: "cannot pull its image: it has no build for its machine's platform",
+}
+"""The pull failures every retry meets again until someone changes the registry, the login or
+the image, read from the kubelet's message (truegreen/pull_errors.py), in plain words."""
 _MOVING = (Decision.RESTART, Decision.RECORD_RUNNING)
 """The decisions of containers whose newest digest is not recorded yet."""
 
@@ -96,7 +109,7 @@ class Health(StrEnum):
     """Not yet, and nothing says it never will."""
     FAILING = "failing"
     """Past its progress deadline, or a pod of the rollout waits where it will not leave by
-    itself (crash loop, image it cannot pull)."""
+    itself (crash loop, an image the registry refuses)."""
 
 
 class Marker(StrEnum):
@@ -379,6 +392,109 @@ def look(
     return Look(situation, observation, target, marker)
 
 
+_NO_DEADLINE: Final = 2**31 - 1
+"""progressDeadlineSeconds MaxInt32: no deadline (deployment_util.go `HasProgressDeadline`)."""
+
+
+def stops_unsaid(workload: Mapping[str, Any]) -> bool:
+    """Its controller never says that its update stopped: a StatefulSet's or DaemonSet's stops
+    at a new pod that is not healthy and has no deadline (stateful_set_control.go
+    `updateStatefulSet`, daemon/update.go `rollingUpdate`), nor has a Deployment whose
+    progressDeadlineSeconds is MaxInt32. A Deployment with a deadline says it itself
+    (ProgressDeadlineExceeded); an absent deadline is the API server's default, 600 seconds
+    (apps/v1 defaults.go `SetDefaults_Deployment`)."""
+    spec = o.mapping(workload.get("spec"))
+    if kind_of(workload) != "Deployment":
+        return True
+    return o.integer(spec.get("progressDeadlineSeconds"), 600) == _NO_DEADLINE
+
+
+class UpdatePosition(Struct, frozen=True):
+    """Where a restart's update stands, by what only the update moves: never the controller's
+    counts, which move as machines join and leave (daemon_controller.go
+    `updateDaemonSetStatus` counts per machine, and a machine that joins gets its copy from
+    the current template) or as an autoscaler scales (a Deployment's `status.replicas`, and
+    sync.go `scale` resizes its old and new ReplicaSets alike)."""
+
+    by_place: bool
+    """A StatefulSet or DaemonSet: each copy has a place, a pod name (stateful_set_utils.go
+    `getPodName`) or a machine (daemon/update.go replaces the copy of one machine)."""
+    old: frozenset[tuple[str, str]]
+    """By place: (place, pod uid) of each copy the restart did not make."""
+    new: frozenset[str]
+    """By place: the places holding a copy the restart made (not terminating). A Deployment:
+    the uids of the restart's copies that are available, as the controller counts one
+    (pkg/api/v1/pod/util.go `IsPodAvailable`)."""
+
+    @property
+    def stood(self) -> str:
+        """What did not happen while the update stood, in plain words."""
+        if self.by_place:
+            return "no old copy was replaced"
+        return "no new copy became available"
+
+    def moved(self, later: "UpdatePosition | None") -> bool:
+        """The update went on between this position and `later`. A StatefulSet or DaemonSet:
+        an old copy is gone from a place that now holds the restart's (daemon/update.go
+        deletes a machine's old pod, `syncNodes` makes its new one; stateful_set_control.go
+        deletes an ordinal's old pod and makes it again at the update revision), not a copy
+        that comes or goes with its machine or ordinal. A Deployment's copies have no place,
+        and an autoscaler resizes its old and new ReplicaSets together: a copy of the restart
+        that became available (rolling.go scales the old ReplicaSets down as the new one's
+        copies become available)."""
+        if later is None:
+            return True
+        if not self.by_place:
+            return bool(later.new - self.new)
+        still_old = {uid for _, uid in later.old}
+        return any(place in later.new and uid not in still_old for place, uid in self.old)
+
+
+def update_position(
+    workload: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    marker: PendingRestart | None,
+    now: datetime,
+) -> UpdatePosition | None:
+    """Where the update of refresh's restart (`marker`) stands, or None where nothing is
+    compared: no restart under way, or a controller that says itself when its update stopped
+    (`stops_unsaid`)."""
+    if marker is None or not stops_unsaid(workload):
+        return None
+    kind = kind_of(workload)
+    if kind == "Deployment":
+        wait = o.integer(o.mapping(workload.get("spec")).get("minReadySeconds"))
+        available = frozenset(
+            o.uid_of(pod)
+            for pod in o.remaining(pods)
+            if _made_by(pod, marker) and not _not_available(pod, wait, now)
+        )
+        return UpdatePosition(False, frozenset(), available)
+    place = _machine_of if kind == "DaemonSet" else o.name_of
+    old = frozenset((place(pod), o.uid_of(pod)) for pod in pods if not _made_by(pod, marker))
+    new = frozenset(place(pod) for pod in o.remaining(pods) if _made_by(pod, marker))
+    return UpdatePosition(True, old, new)
+
+
+def _machine_of(pod: Mapping[str, Any]) -> str:
+    """The machine a DaemonSet's pod is for: its nodeName once bound, else the one its node
+    affinity names (daemon/util/daemonset_util.go `GetTargetNodeName`: the `metadata.name`
+    match field the controller writes into each pod it makes)."""
+    spec = o.pod_spec(pod)
+    bound = spec.get("nodeName")
+    if isinstance(bound, str) and bound:
+        return bound
+    affinity = o.mapping(o.mapping(spec.get("affinity")).get("nodeAffinity"))
+    required = o.mapping(affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
+    for term in o.sequence(required.get("nodeSelectorTerms")):
+        for field in o.sequence(o.mapping(term).get("matchFields")):
+            match = o.mapping(field)
+            values = o.sequence(match.get("values"))
+            if match.get("key") == "metadata.name" and len(values) == 1:
+                return str(values[0])
+    return ""
+
+
 def look_again(
     first: Look,
     deployment: Mapping[str, Any],
@@ -388,27 +504,26 @@ def look_again(
     now: datetime,
     timed_out: bool,
     marker: PendingRestart | None,
-    since: tuple[int, ...] | None = None,
+    since: UpdatePosition | None = None,
     restarts: RestartCounts | None = None,
 ) -> Look:
     """A look while waiting: what is recorded and the attempts stay as the first look found
     them, the marker is the one waited on (None: waiting for pods already on the newest
-    digest); the pods and the Deployment are read again. `since`: the controller's counts
-    when the wait began (`update_counts`); a restart of a StatefulSet, a DaemonSet or a
-    Deployment with no progress deadline whose counts did not change in the whole wait has
-    stopped (without a restart, the timeout alone ends the wait counted). `restarts`: the
-    pods' restart counts when the wait began (`crashed_new_pod`)."""
+    digest); the pods and the Deployment are read again. `since`: where the restart's update
+    stood when the wait began (`update_position`); a restart of a StatefulSet, a DaemonSet or
+    a Deployment with no progress deadline that did not move in the whole wait has stopped
+    (without a restart, the timeout alone ends the wait counted). `restarts`: the pods'
+    restart counts when the wait began (`crashed_new_pod`)."""
     observation = observe(deployment, pods, plans, marker, now, restarts)
     if (
         timed_out
         and marker is not None
         and observation.health is Health.STARTING
         and since is not None
-        and update_counts(deployment) == since
+        and not since.moved(update_position(deployment, pods, marker, now))
     ):
         detail = (
-            "the update stopped: its controller counted no change in a whole "
-            f"--rollout-timeout ({observation.detail})"
+            f"the update stopped: {since.stood} in a whole --rollout-timeout ({observation.detail})"
         )
         observation = replace(observation, health=Health.FAILING, detail=detail)
     situation = replace(
@@ -419,35 +534,6 @@ def look_again(
         timed_out=timed_out,
     )
     return Look(situation, observation, first.target, marker)
-
-
-_UPDATE_COUNTS: Final = {
-    "Deployment": ("observedGeneration", "replicas", "updatedReplicas"),
-    "StatefulSet": ("observedGeneration", "replicas", "updatedReplicas"),
-    "DaemonSet": ("observedGeneration", "currentNumberScheduled", "updatedNumberScheduled"),
-}
-"""The status counts a controller moves only as its update goes on: observedGeneration, the
-copies and the updated copies (deployment_util.go `DeploymentProgressing`: updated copies up
-or old copies down; stateful_set_control.go `computeReplicaStatus`, daemon_controller.go
-`updateDaemonSetStatus`). Ready and available copies are left out: a copy whose readiness
-flaps moves them both ways while the update stands where it stopped."""
-_NO_DEADLINE: Final = 2**31 - 1
-"""progressDeadlineSeconds MaxInt32: no deadline (deployment_util.go `HasProgressDeadline`)."""
-
-
-def update_counts(workload: Mapping[str, Any]) -> tuple[int, ...] | None:
-    """Where an update stands by its controller's counts, or None for a Deployment with a
-    progress deadline, whose controller says itself when its update stopped
-    (ProgressDeadlineExceeded). A StatefulSet's or DaemonSet's controller stops at a new pod
-    that is not healthy and has no deadline, nor has a Deployment whose deadline is MaxInt32:
-    counts that do not change in a whole --rollout-timeout are the verdict a deadline would
-    give. An absent deadline is the API server's default, 600 seconds (apps/v1 defaults.go
-    `SetDefaults_Deployment`)."""
-    spec, status = o.mapping(workload.get("spec")), o.mapping(workload.get("status"))
-    kind = kind_of(workload)
-    if kind == "Deployment" and o.integer(spec.get("progressDeadlineSeconds"), 600) != _NO_DEADLINE:
-        return None
-    return tuple(o.integer(status.get(key)) for key in _UPDATE_COUNTS[kind])
 
 
 def observe(
@@ -538,15 +624,22 @@ def _made_by(pod: Mapping[str, Any], restart: PendingRestart) -> bool:
 
 def stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart | None) -> str:
     """A pod of this rollout that waits in a state it will not leave by itself, named, or "".
-    With a marker, only the restart's new pods count; without one, every pod does."""
+    With a marker, only the restart's new pods count; without one, every pod does. A failed
+    pull counts only where the kubelet's message says the registry refused the image
+    (`_REFUSED_PULLS`); any other the kubelet pulls again after its back-off (`_PULL_REASONS`)."""
     for pod in pods:
         if not _of_rollout(pod, marker):
             continue
         for status in o.container_statuses(pod):
-            reason = o.mapping(o.mapping(status.get("state")).get("waiting")).get("reason")
-            if isinstance(reason, str) and reason in _STUCK_REASONS:
+            waiting = o.mapping(o.mapping(status.get("state")).get("waiting"))
+            reason = str(waiting.get("reason") or "")
+            words = _STUCK_REASONS.get(reason)
+            if reason in _PULL_REASONS:
+                refused = pull_error(str(waiting.get("message") or ""), pod_images(pod))
+                words = _REFUSED_PULLS.get(refused) if refused is not None else None
+            if words:
                 which = "new pod" if marker is not None else "pod"
-                return f"{which} {o.name_of(pod)} {_STUCK_REASONS[reason]} ({reason})"
+                return f"{which} {o.name_of(pod)} {words} ({reason})"
     return ""
 
 
@@ -689,7 +782,7 @@ def rolling(
     kubectl's `rollout status` calls unfinished (polymorphichelpers/rollout_status.go) while
     its controller shows an update under way (`updating`). A rollout past its progress deadline
     (kubectl's "exceeded its progress deadline") or with a pod that waits in a state it will
-    not leave by itself (a crash loop, an image that cannot be pulled) is not under way: it
+    not leave by itself (a crash loop, an image the registry refuses) is not under way: it
     failed, and the tick decides, bounded by the flap guard, as after its own failed restart.
     A Deployment with a progress deadline says itself when its update stopped, so until then
     its update is under way, whoever made it. A StatefulSet, a DaemonSet or a Deployment with
@@ -706,7 +799,7 @@ def rolling(
         return False
     if not updating(workload, kind):
         return False
-    if update_counts(workload) is None:
+    if not stops_unsaid(workload):
         return True
     latest = latest_restart(o.annotations_of(workload))
     return not own_update(workload, kind, pods, replica_sets, latest)

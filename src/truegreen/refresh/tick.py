@@ -73,6 +73,7 @@ from truegreen.refresh.steps import (
     Ending,
     Look,
     RestartCounts,
+    UpdatePosition,
     after_wait,
     count_failure,
     decide,
@@ -89,7 +90,7 @@ from truegreen.refresh.steps import (
     settled,
     skip,
     undecidable,
-    update_counts,
+    update_position,
 )
 from truegreen.refresh.template import describe_template, template_change
 from truegreen.refresh.updates import carried_restart
@@ -985,20 +986,19 @@ class _WorkloadTick:
         the rollout timeout has passed (then it says how the wait ends)."""
         workload, settings = self._workload, self._settings
         deadline = self._clock() + settings.rollout_timeout
-        since: tuple[int, ...] | None = None  # the counts when the wait began
+        since: UpdatePosition | None = None  # where the update stood when the wait began
         restarts: RestartCounts | None = None  # the pods' restart counts then
         while True:
             read = self._cluster.get(workload.kind, workload.name, namespace=workload.namespace)
             if isinstance(read, CantRead):
                 return read
             self._latest = read.obj
-            if since is None:
-                since = update_counts(read.obj)
             pods = _pods(self._cluster, read.obj)
             if isinstance(pods, CantRead):
                 return pods
             if restarts is None:
                 restarts = restart_counts(pods)
+                since = update_position(read.obj, pods, marker, datetime.now(UTC))
             again = look_again(
                 first,
                 read.obj,
