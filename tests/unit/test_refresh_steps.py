@@ -652,9 +652,11 @@ _PULL = f'failed to pull and unpack image "{IMAGE}": failed to resolve reference
 _NOT_FOUND = f"{_PULL} {IMAGE}: not found"
 
 
-def _pulling(name: str, reason: str, message: str, **made: str) -> Obj:
+def _pulling(
+    name: str, reason: str, message: str, *, image_digest: str = "", stamp: str = ""
+) -> Obj:
     """A pod whose runner waits on a failed pull, the kubelet's `message` with it."""
-    pod = _pod(name, ("runner", reason), ready=False, **made)
+    pod = _pod(name, ("runner", reason), ready=False, image_digest=image_digest, stamp=stamp)
     pod["status"]["containerStatuses"][0]["state"]["waiting"]["message"] = message
     return pod
 

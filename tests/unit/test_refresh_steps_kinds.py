@@ -364,18 +364,21 @@ def _copy(place: str, *, made: bool, uid: str, ready: bool = True, kind: str = "
     return pod
 
 
-def _stopped_after(workload: Obj, before: list[Obj], after: list[Obj], **wait: Any) -> Look:
-    """The look at the end of a wait on MARKER's restart that began with `before`."""
+def _stopped_after(
+    workload: Obj,
+    before: list[Obj],
+    after: list[Obj],
+    *,
+    timed_out: bool = True,
+    from_start: bool = True,
+) -> Look:
+    """The look at the end of a wait on MARKER's restart that began with `before` (its update's
+    position taken then, unless not `from_start`)."""
     plans = [_plan()]
     first = look(workload, before, plans, max_attempts=3, now=NOW)
-    since = update_position(workload, before, MARKER, NOW)
+    since = update_position(workload, before, MARKER, NOW) if from_start else None
     return look_again(
-        first,
-        workload,
-        after,
-        plans,
-        now=NOW,
-        **({"timed_out": True, "marker": MARKER, "since": since} | wait),
+        first, workload, after, plans, now=NOW, timed_out=timed_out, marker=MARKER, since=since
     )
 
 
@@ -423,9 +426,9 @@ def test_an_update_that_replaced_no_old_copy_in_a_whole_wait_has_stopped(kind: s
     assert decide(
         _stopped_after(workload, [stuck, old], [stuck, old], timed_out=False).situation
     ) is (Action.WAIT)
-    assert decide(_stopped_after(workload, [stuck, old], [stuck, old], since=None).situation) is (
-        Action.STOP_WAITING
-    )
+    assert decide(
+        _stopped_after(workload, [stuck, old], [stuck, old], from_start=False).situation
+    ) is (Action.STOP_WAITING)
     assert update_position(workload, [stuck, old], None, NOW) is None
 
 
@@ -522,7 +525,9 @@ def test_readiness_that_flaps_is_no_progress_of_the_update(kind: str) -> None:
         places = ("db-1", "db-0")
     else:
         workload, places = _agent(), ("node-1", "node-2")
-    flapping = [_copy(places[0], made=True, uid="n1", ready=ready, kind=kind) for ready in (0, 1)]
+    flapping = [
+        _copy(places[0], made=True, uid="n1", ready=ready, kind=kind) for ready in (False, True)
+    ]
     old = _copy(places[1], made=False, uid="o2", kind=kind)
     for before, after in (flapping, flapping[::-1]):
         since = update_position(workload, [before, old], MARKER, NOW)
