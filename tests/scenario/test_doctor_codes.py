@@ -625,6 +625,7 @@ COVERED_ELSEWHERE = (
         "queue.scheduler-unconfirmed",
         "queue.scheduler-down",
         "queue.gang-refused",
+        "queue.gang-too-few-pods",
         "queue.gang-missing",
         "queue.gang-queue-missing",
         "queue.gang-queue-closed",

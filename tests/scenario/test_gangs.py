@@ -116,6 +116,129 @@ def test_the_scheduler_s_words_are_bounded_and_escaped(doctor: Doctor) -> None:
     assert "\x1b" not in text
 
 
+def _short(
+    *, min_available: int, pods: int, reason: str, message: str, per_task: bool = False
+) -> Callable[[datetime], list[Obj]]:
+    """The PyTorchJob 'bert-large' (4 pods) with `runPolicy.schedulingPolicy.minAvailable`
+    `min_available`, the first `pods` of its pods made, and its PodGroup (minMember
+    `min_available`, as the training operator writes it) Pending with Volcano's `reason`; an
+    open Queue with room and Volcano's scheduler running. `per_task`: the group also asks 4
+    Workers (`minTaskMember`) of the job's 3."""
+
+    def build(now: datetime) -> list[Obj]:
+        job, *made = gang.volcano_job(JOB, now, scheduler="volcano", age=timedelta(minutes=2))
+        job["spec"]["runPolicy"]["schedulingPolicy"]["minAvailable"] = min_available
+        group = gang.pod_group(
+            JOB, now, phase="Pending", message=message, reason=reason, min_member=min_available
+        )
+        if per_task:
+            group["spec"]["minTaskMember"] = {"worker": 4}
+        return [
+            *healthy(now),
+            gang.gpu_machine(),
+            job,
+            *made[:pods],
+            gang.volcano_scheduler_pod(now),
+            group,
+            gang.volcano_queue("default", gpus=16),
+        ]
+
+    return build
+
+
+SHORT_V1_11 = "Not enough valid tasks for gang-scheduling, valid: 4, min: 5"
+"""Volcano v1.9 to v1.11 on a group of 4 pods whose minMember is 5: the gang plugin's
+`validJobFn` (`"Not enough valid tasks for gang-scheduling, valid: %d, min: %d"`, reason
+`NotEnoughTasks`), written by pkg/scheduler/framework/session.go `openSession`."""
+
+SHORT_V1_12 = (
+    "5/4 tasks in gang unschedulable: pod group is not ready, 4 Pending, 5 minAvailable; "
+    "Pending: 4 Unschedulable"
+)
+"""Volcano from v1.12 on the same group: openSession no longer writes `validJobFn`'s word, and
+gang.go `OnSessionClose` writes `"%v/%v tasks in gang unschedulable: %v"` (minAvailable less
+the schedulable tasks, then all the tasks; `JobInfo.FitError()`), reason `NotEnoughResources`."""
+
+
+@pytest.mark.parametrize(
+    ("reason", "message"),
+    [("NotEnoughTasks", SHORT_V1_11), ("NotEnoughResources", SHORT_V1_12)],
+    ids=["v1.11-not-enough-tasks", "v1.12-counted-by-doctor"],
+)
+def test_a_gang_waiting_for_more_pods_than_the_job_makes_is_told_to_wait_for_fewer(
+    doctor: Doctor, reason: str, message: str
+) -> None:
+    """A PyTorchJob of 4 pods whose `minAvailable` is 5: Volcano waits for a fifth pod that
+    will never exist, and no amount of room places the group. Volcano's words stay the
+    headline; the remedy is the count (the field the training operator makes minMember from),
+    never "free or add" room. Found by doctor's count too where Volcano (v1.12 on) calls it a
+    lack of resources."""
+    _install(doctor)
+    doctor.load(_short(min_available=5, pods=4, reason=reason, message=message))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.gang-too-few-pods")
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert found["headline"] == (
+        f"`volcano` can't start the training job 'bert-large' as one group: `{message}`."
+    )
+    assert found["remedy"].startswith(
+        "The group waits for 5 programs while the job makes 4, and no amount of room starts "
+        "it: lower `runPolicy.schedulingPolicy.minAvailable` in the job's settings to 4 or "
+        "less; `kubectl"
+    )
+    assert found["remedy"].endswith(
+        " describe pytorchjobs.kubeflow.org bert-large` shows the job's own account."
+    )
+    assert found["details"][-1] == (
+        "PyTorchJob/bert-large: makes 4 pods; 4 of the group's pods exist, neither failed nor "
+        "being deleted"
+    )
+    assert "queue.gang-refused" not in {f["code"] for f in report["findings"]}
+    assert (result.exit_code, report["headline"]["code"]) == (2, "queue.gang-too-few-pods")
+
+
+def test_a_gang_short_of_pods_the_job_did_not_make_says_to_find_why(doctor: Doctor) -> None:
+    """The job's 4 pods wanted (minAvailable 4), only 3 made (its controller's create was
+    refused): Volcano v1.11 says `valid: 3, min: 4`. The remedy is to find why the fourth is
+    missing, or to wait for fewer."""
+    _install(doctor)
+    message = "Not enough valid tasks for gang-scheduling, valid: 3, min: 4"
+    doctor.load(_short(min_available=4, pods=3, reason="NotEnoughTasks", message=message))
+    found = _finding(doctor.live("-o", "json").json(), "queue.gang-too-few-pods")
+    assert found["remedy"].startswith(
+        "The group waits for 4 programs while only 3 of the job's 4 exist, and no amount of "
+        "room starts it: find out why the job's missing programs were not made, or lower "
+        "`runPolicy.schedulingPolicy.minAvailable` in the job's settings to 3 or less; `kubectl"
+    )
+
+
+def test_a_task_short_of_its_own_minimum_names_the_group_s_per_task_minimum(
+    doctor: Doctor,
+) -> None:
+    """minMember 4 met by the job's 4 pods, but the group asks 4 Workers of its 3
+    (`minTaskMember`): Volcano's `NotEnoughPodsOfTask` (gang.go `validJobFn`,
+    `JobInfo.CheckTaskValid`). Its reason alone says the group is short of pods."""
+    _install(doctor)
+    message = "Not enough valid pods of each task for gang-scheduling"
+    doctor.load(
+        _short(
+            min_available=4,
+            pods=4,
+            reason="NotEnoughPodsOfTask",
+            message=message,
+            per_task=True,
+        )
+    )
+    found = _finding(doctor.live("-o", "json").json(), "queue.gang-too-few-pods")
+    assert found["headline"].endswith(f"as one group: `{message}`.")
+    assert found["remedy"].startswith(
+        "The group waits for a minimum number of programs of each part of the job while one "
+        "part has fewer, and no amount of room starts it: find out why the job's missing "
+        "programs were not made, or lower that part's number in the group's `minTaskMember`; "
+    )
+
+
 def test_a_scheduler_that_does_not_run_is_not_ready_at_once(doctor: Doctor) -> None:
     """The same job two minutes old, its pods naming a scheduler no pod of the cluster is:
     never placed, a measured fail now, not after the five-minute wait."""

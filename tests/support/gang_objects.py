@@ -159,18 +159,23 @@ def pod_group(
     message: str | None,
     gpus: int = 8,
     queue: str = "default",
+    reason: str = "NotEnoughResources",
+    min_member: int = 4,
 ) -> Obj:
     """The PodGroup the training operator creates for the job (name: the job's; minMember: its
-    pods; minResources: their requests summed; kubeflow/training-operator
+    pods, or `runPolicy.schedulingPolicy.minAvailable`, kubeflow/training-operator
+    pkg/controller.v1/common/job.go `ReconcileJobs`; minResources: their requests summed;
     pkg/controller.v1/common/scheduling.go), with the status Volcano writes: `phase`, and the
-    `Unschedulable` condition of gang.go `OnSessionClose` (reason `NotEnoughResources`)."""
+    `Unschedulable` condition of gang.go `OnSessionClose` (reason `NotEnoughResources`), or,
+    v1.9 to v1.11, of session.go `openSession` with the gang plugin's `validJobFn` reason
+    (`NotEnoughTasks`, `NotEnoughPodsOfTask`)."""
     status: Obj = {"phase": phase}
     if message is not None:
         status["conditions"] = [
             {
                 "type": "Unschedulable",
                 "status": "True",
-                "reason": "NotEnoughResources",
+                "reason": reason,
                 "message": message,
                 "transitionID": "606145d1-660f-4e01-850d-ed556cebc098",
                 "lastTransitionTime": ts(now - timedelta(seconds=30)),
@@ -195,7 +200,7 @@ def pod_group(
             ],
         },
         "spec": {
-            "minMember": 4,
+            "minMember": min_member,
             "queue": queue,
             "minResources": {"cpu": "32", "memory": "256Gi", GPU: str(gpus)},
         },

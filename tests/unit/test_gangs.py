@@ -40,6 +40,27 @@ def test_each_group_once_in_order() -> None:
     assert [r.name for r in g.gangs_of(pods)] == ["a", "b"]
 
 
+def test_the_pods_volcano_counts_toward_min_member() -> None:
+    """All of the group's pods but the failed and those being deleted (job_info.go
+    `ValidTaskNum`: Succeeded counts; helpers.go `getTaskStatus`: deleted is `Releasing`)."""
+
+    def pod(group: str, phase: str, deleted: bool = False) -> dict[str, Any]:
+        metadata: dict[str, Any] = {"annotations": {"scheduling.k8s.io/group-name": group}}
+        if deleted:
+            metadata["deletionTimestamp"] = "2025-01-01T00:00:00Z"
+        return {"metadata": metadata, "status": {"phase": phase}}
+
+    pods = [
+        pod("a", "Pending"),
+        pod("a", "Running"),
+        pod("a", "Succeeded"),
+        pod("a", "Failed"),
+        pod("a", "Running", deleted=True),
+        pod("b", "Pending"),
+    ]
+    assert g.counted_members(pods, g.GangRef(Kind.VOLCANO_POD_GROUP, "a")) == 3
+
+
 @pytest.mark.parametrize(
     ("name", "identity"),
     [

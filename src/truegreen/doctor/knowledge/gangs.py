@@ -391,6 +391,30 @@ UNSCHEDULABLE = "Unschedulable"
 """The condition type Volcano writes on a gang it cannot place (`PodGroupUnschedulableType`)."""
 
 
+SHORT_OF_PODS_REASONS: Final = frozenset({"NotEnoughTasks", "NotEnoughPodsOfTask"})
+"""The reasons Volcano gives a group with fewer pods than it waits for: fewer than
+`spec.minMember` (`NotEnoughPodsReason`), or fewer of one task than `spec.minTaskMember` names
+(`NotEnoughPodsOfTaskReason`; from v1.14 also a sub-group short of its minimum) (volcano-sh/apis
+pkg/apis/scheduling/v1beta1/types.go; volcano pkg/scheduler/plugins/gang/gang.go `validJobFn`).
+v1.9 to v1.11 write them on the group (pkg/scheduler/framework/session.go `openSession`); from
+v1.12 openSession writes nothing, and the gang plugin's `OnSessionClose` writes
+`NotEnoughResources` on such a group too (`"%v/%v tasks in gang unschedulable: %v"`, the first
+count above the second), which `counted_members` below `minMember` tells apart."""
+
+PER_TASK_REASON: Final = "NotEnoughPodsOfTask"
+"""Volcano's reason for a task (or sub-group) short of its own minimum, `minTaskMember`."""
+
+
+def counted_members(pods: Sequence[KubeObject], ref: GangRef) -> int:
+    """The pods of the group `ref` its scheduler counts toward `minMember`: all but the failed
+    and those being deleted. Volcano counts Pending, allocated, Pipelined and Succeeded tasks
+    (pkg/scheduler/api/job_info.go `ValidTaskNum`); a pod with a deletionTimestamp is its
+    `Releasing`, a Failed one its `Failed` (pkg/scheduler/api/helpers.go `getTaskStatus`)."""
+    return sum(
+        1 for p in pods if gang_of(p) == ref and o.phase(p) != "Failed" and not o.is_terminating(p)
+    )
+
+
 def pod_group(obj: KubeObject) -> PodGroupState:
     """The Volcano PodGroup `obj`, as types.go `PodGroupSpec` and `PodGroupStatus` hold it."""
     spec = o.mapping(obj.get("spec"))

@@ -8,7 +8,7 @@ replaced by doctor's arithmetic. What each object means is doctor/knowledge/gang
 import math
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -26,6 +26,7 @@ from truegreen.doctor.checks.queue.words import (
     GANG_QUEUE_NOT_LEAF,
     GANG_QUEUE_ORPHANED,
     GANG_REFUSED,
+    GANG_TOO_FEW_PODS,
     GANG_USER_LIMIT_NEVER_FITS,
     GANG_USER_QUOTA_NO_ROOM,
     SAY,
@@ -60,7 +61,8 @@ def gang_findings(env: Environment, job: TrainingJob, reads: GangReads) -> list[
     for ref in g.gangs_of(staying):
         if ref in unplaced:
             waiting = sum(1 for p in staying if g.gang_of(p) == ref and not o.node_name(p))
-            found += _group(env, job, reads, ref, fields, waiting)
+            counted = g.counted_members(pods, ref)
+            found += _group(env, job, reads, ref, fields, _Members(waiting, counted))
         else:
             members = sum(1 for p in staying if g.gang_of(p) == ref)
             found.append(_bound(env, job, ref, members, fields))
@@ -440,16 +442,25 @@ def _bound(
     )
 
 
+class _Members(Struct, frozen=True):
+    """A group's pods as doctor counts them."""
+
+    waiting: int
+    """Staying pods not yet on a machine."""
+    counted: int
+    """The pods its scheduler counts toward `minMember` (g.counted_members)."""
+
+
 def _group(
     env: Environment,
     job: TrainingJob,
     reads: GangReads,
     ref: g.GangRef,
     fields: dict[str, Any],
-    waiting: int,
+    members: _Members,
 ) -> list[Finding]:
-    """A group with `waiting` pods still to place: its object's word, and its queue's where the
-    scheduler wrote none."""
+    """A group with `members.waiting` pods still to place: its object's word, and its queue's
+    where the scheduler wrote none."""
     kubectl = env.settings.kubectl
     plural = f"{ref.kind.plural}.{ref.kind.spec.group}"
     group_fields = {**fields, "group": ref.name, "command": kubectl.here("get", plural)}
@@ -491,7 +502,7 @@ def _group(
         queued = _kai_queue(env, job, reads, group, fields)
     if queued is not None:
         return [queued]
-    return _said(env, job, ref.kind, group, fields, waiting)
+    return _said(env, job, ref.kind, group, fields, members)
 
 
 def _kai_queue(
@@ -695,15 +706,16 @@ def _said(
     kind: Kind,
     group: g.PodGroupState,
     fields: dict[str, Any],
-    waiting: int,
+    members: _Members,
 ) -> list[Finding]:
     """What the scheduler wrote on the group: placed, or its failing condition quoted. A group
     placed with fewer members than it has pods waiting beyond its `minMember` says nothing of
     those: its scheduler places them one by one (Volcano's phase Running counts minMember
-    pods: pkg/scheduler/framework/job_updater.go), so their own wait is the other checks'."""
+    pods: pkg/scheduler/framework/job_updater.go), so their own wait is the other checks'.
+    A group refused while it has fewer pods than it waits for is `_short_of_pods`'s."""
     objects = (f"PodGroup/{group.name}", job.ref)
     state = f"PodGroup {group.name}: phase {group.phase or '-'}, minMember {group.min_member}"
-    if group.placed and waiting and group.min_member < len(env.pods_of(job)):
+    if group.placed and members.waiting and group.min_member < len(env.pods_of(job)):
         return []
     if group.placed:
         return [
@@ -714,6 +726,9 @@ def _said(
     said = group.failing[0] if group.failing else None
     if said is None:
         return []
+    short = _short_of_pods(env, job, kind, group, said, members.counted, fields)
+    if short is not None:
+        return [short]
     plural = f"{kind.plural}.{kind.spec.group}"
     return [
         SAY.finding(
@@ -727,6 +742,84 @@ def _said(
             command=env.settings.kubectl.here("describe", plural, group.name),
         )
     ]
+
+
+_MIN_AVAILABLE_KINDS: Final = frozenset(
+    {
+        Kind.PYTORCH_JOB,
+        Kind.TF_JOB,
+        Kind.MPI_JOB_V1,
+        Kind.XGBOOST_JOB,
+        Kind.PADDLE_JOB,
+        Kind.JAX_JOB,
+        Kind.MPI_JOB,
+    }
+)
+"""The job kinds whose operator writes a Volcano PodGroup's `minMember` from the job's
+`runPolicy.schedulingPolicy.minAvailable`, all the job's pods where it is unset (the training
+operator: kubeflow/training-operator pkg/controller.v1/common/job.go `ReconcileJobs`;
+mpi-operator: pkg/apis/kubeflow/v2beta1 `SchedulingPolicy.MinAvailable`, "passed to
+`.spec.minMember` in PodGroup"): an edit of the group itself is written over."""
+
+
+def _short_of_pods(
+    env: Environment,
+    job: TrainingJob,
+    kind: Kind,
+    group: g.PodGroupState,
+    said: g.GroupCondition,
+    counted: int,
+    fields: dict[str, Any],
+) -> Finding | None:
+    """A group refused while it has fewer pods than it waits for: by Volcano's own reason
+    (g.SHORT_OF_PODS_REASONS), or by doctor's count of the group's pods below its `minMember`
+    (Volcano from v1.12 calls that `NotEnoughResources`). No amount of room places it: the
+    remedy is the count, never capacity. The scheduler's words stay the headline."""
+    volcano = kind is Kind.VOLCANO_POD_GROUP
+    short = group.min_member > counted
+    if not short and not (volcano and said.reason in g.SHORT_OF_PODS_REASONS):
+        return None
+    if volcano and job.kind in _MIN_AVAILABLE_KINDS:
+        field = "`runPolicy.schedulingPolicy.minAvailable` in the job's settings"
+    else:
+        field = "the group's `minMember`"
+    missing = "find out why the job's missing programs were not made"
+    wanted = _amount(PODS, group.min_member)
+    if short and group.min_member > job.pods:
+        has = f"the job makes {job.pods}"
+        todo = f"lower {field} to {job.pods} or less"
+    elif short:
+        has = f"only {counted} of the job's {job.pods} exist"
+        todo = f"{missing}, or lower {field} to {counted} or less"
+    elif said.reason == g.PER_TASK_REASON:
+        wanted = "a minimum number of programs of each part of the job"
+        has = "one part has fewer"
+        todo = f"{missing}, or lower that part's number in the group's `minTaskMember`"
+    else:
+        # Volcano counted fewer than doctor sees now (a pod made since it looked): its word
+        # stands, and so does its reason.
+        has = f"`{fields['scheduler']}` counted fewer"
+        todo = f"{missing}, or lower {field}"
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        GANG_TOO_FEW_PODS,
+        details=(
+            f"PodGroup {group.name}: phase {group.phase or '-'}, minMember {group.min_member}",
+            f"condition {said.type} ({said.reason}): {said.message}",
+            f"{job.ref}: makes {job.pods} pods; {counted} of the group's pods exist, neither "
+            "failed nor being deleted",
+        ),
+        objects=(f"PodGroup/{group.name}", job.ref),
+        **fields,
+        message=quoted(said.message or said.reason),
+        wanted=wanted,
+        has=has,
+        todo=todo,
+        command=env.settings.kubectl.here(
+            "describe", f"{job.kind.plural}.{job.kind.spec.group}", job.name
+        ),
+    )
 
 
 def quoted(message: str) -> str:

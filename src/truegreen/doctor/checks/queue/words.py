@@ -29,6 +29,7 @@ SCHEDULER_MISSING: Final = "queue.scheduler-missing"
 SCHEDULER_DOWN: Final = "queue.scheduler-down"
 SCHEDULER_UNCONFIRMED: Final = "queue.scheduler-unconfirmed"
 GANG_REFUSED: Final = "queue.gang-refused"
+GANG_TOO_FEW_PODS: Final = "queue.gang-too-few-pods"
 GANG_MISSING: Final = "queue.gang-missing"
 GANG_QUEUE_MISSING: Final = "queue.gang-queue-missing"
 GANG_QUEUE_CLOSED: Final = "queue.gang-queue-closed"
@@ -142,6 +143,11 @@ WORDS: Final[dict[str, Wording]] = {
     GANG_REFUSED: Wording(
         "`{scheduler}` can't start the training job {job} as one group: {message}.",
         "Free or add what `{scheduler}` names, or ask for less; {command} shows its account.",
+    ),
+    GANG_TOO_FEW_PODS: Wording(
+        "`{scheduler}` can't start the training job {job} as one group: {message}.",
+        "The group waits for {wanted} while {has}, and no amount of room starts it: {todo}; "
+        "{command} shows the job's own account.",
     ),
     GANG_MISSING: Wording(
         "The training job {job} waits to start as the group '{group}' of `{scheduler}`, which "
