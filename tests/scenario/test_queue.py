@@ -1133,6 +1133,57 @@ def test_kueue_s_topology_refusal_is_never_overruled_by_the_quota(doctor: Doctor
     assert result.exit_code == 2
 
 
+TOPOLOGY_PENDING = f'{TOPOLOGY_NO_FIT}. Total nodes: 2; excluded: resource "nvidia.com/gpu": 2'
+"""The same refusal as Kueue v0.18 words it, with the machines it left out
+(tas_flavor_snapshot.go `notFitMessage`, `ExclusionStats.formatReasons`)."""
+
+
+@pytest.mark.parametrize(
+    ("message", "status", "todo", "exit_code"),
+    [
+        (
+            TOPOLOGY_PENDING,
+            "fail",
+            "Free or add machines in the placement layout Kueue names, or ask for fewer or "
+            "smaller programs (Kueue's words here don't say whether other work holds the room "
+            "or the layout can never hold the job)",
+            2,
+        ),
+        (
+            f"{TOPOLOGY_PENDING}. Pending the preemption of 1 workload(s)",
+            "warn",
+            "Nothing to do while Kueue waits for what it names",
+            0,
+        ),
+    ],
+    ids=["refused", "preempting"],
+)
+def test_kueue_s_topology_refusal_before_v0_19_is_never_a_fit(
+    doctor: Doctor, message: str, status: str, todo: str, exit_code: int
+) -> None:
+    """Before v0.19 (the UnadmittedWorkloadsObservability gate off) scheduler.go
+    `requeueAndUpdate` writes every refusal with reason `Pending` and the flavor assigner's
+    message: the topology's words (flavorassigner.go `assignFlavors`, `psAssignment.reason`)
+    are the same whether other work holds the room or no placement ever could, so Kueue's
+    words are quoted as a refusal; once it asked other work to make room
+    (`markPreemptionOutcome`), a wait. The queue has room, which the arithmetic (no
+    topology) would call a fit."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(
+        queued(said=kq.waiting(message), cluster_queue=lambda v: _gpu_queue(v, nominal="16"))
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.kueue-reported", status, "measured")]
+    found = _finding(report, "queue.kueue-reported")
+    assert found["headline"] == (
+        "Kueue holds the training job 'train-042' in the queue 'team-a': it says “Pending: "
+        f"{message.rstrip('.')}”."
+    )
+    assert found["remedy"].startswith(f"{todo}; `kubectl")
+    assert result.exit_code == exit_code
+
+
 @pytest.mark.parametrize(
     ("reason", "message", "status", "todo", "exit_code"),
     [

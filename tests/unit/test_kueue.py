@@ -841,6 +841,13 @@ def test_an_eviction_past_is_what_the_reservation_says() -> None:
     assert not k.requeued(k.Workload("w", "ns", "q", frozenset()))
 
 
+TAS_NO_FIT = (
+    "couldn't assign flavors to pod set main: topology \"t\" doesn't allow to fit any of 1 pod(s). "
+    'Total nodes: 2; excluded: resource "g": 2'
+)
+"""Kueue's topology refusal of a pod set (tas_flavor_snapshot.go `notFitMessage`)."""
+
+
 @pytest.mark.parametrize(
     ("reason", "message", "said"),
     [
@@ -902,7 +909,35 @@ def test_an_eviction_past_is_what_the_reservation_says() -> None:
             k.Said.WAITS_FOR_QUOTA,
         ),
         ("Pending", "untolerated taint t in flavor f", k.Said.NOTHING),
-        ("Pending", "couldn't assign flavors to pod set main: flavor f not found", k.Said.NOTHING),
+        ("Pending", "couldn't assign flavors to pod set main: flavor f not found", k.Said.OTHER),
+        ("Pending", "failed to assign flavors to pod set main: no flavor", k.Said.OTHER),
+        ("Pending", "Workload no longer fits after processing another workload", k.Said.NOTHING),
+        ("Pending", TAS_NO_FIT, k.Said.TOPOLOGY_REFUSED),
+        (
+            "Pending",
+            'couldn\'t assign flavors to pod set main: topology "t" allows to fit only 1 out '
+            "of 2 pod(s)",
+            k.Said.TOPOLOGY_REFUSED,
+        ),
+        (
+            "Pending",
+            "couldn't assign flavors to pod set main: topology \"t\" doesn't allow to fit; "
+            "0/2 slice(s) fit on level rack",
+            k.Said.TOPOLOGY_REFUSED,
+        ),
+        (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for g in flavor "
+            f"e, 1 more needed, {TAS_NO_FIT.partition(': ')[2]}",
+            k.Said.TOPOLOGY_REFUSED,
+        ),
+        (
+            "Pending",
+            f"{TAS_NO_FIT}, untolerated taint t in flavor e",
+            k.Said.TOPOLOGY_REFUSED,
+        ),
+        ("Pending", f"{TAS_NO_FIT}. Pending the preemption of 2 workload(s)", k.Said.WAITS),
+        ("Pending", f"{TAS_NO_FIT}. Preempting 1 workload(s) failed, will retry.", k.Said.WAITS),
         ("Inadmissible", "LocalQueue q doesn't exist", k.Said.QUEUE_PROBLEM),
         ("PendingEvaluation", "Workload is pending evaluation", k.Said.NOTHING),
         ("", "", k.Said.NOTHING),
@@ -924,7 +959,12 @@ def test_kueue_s_reasons_for_not_reserving_quota(reason: str, message: str, said
     `Assignment.Message` joins the pod sets that do not fit with "; ", each its reasons with
     ", " (`Status.Message`); one pod set that can never fit makes the job never fit
     (`assignFlavors` stops at it), whatever waits for quota beside it; within one pod set, a
-    flavor whose quota is only in use means it waits (the best flavor's mode wins)."""
+    flavor whose quota is only in use means it waits (the best flavor's mode wins). The
+    topology's words (tas_flavor_snapshot.go `notFitMessage`) come only once every pod set
+    fits its quota, so they win over the words of flavors passed over; once Kueue asked
+    other work to make room (scheduler.go `markPreemptionOutcome`) the job waits. A flavor
+    assigner's message no rule reads is Kueue's refusal all the same; other `Pending` words
+    (scheduler.go `markSkipped`) are no verdict."""
     assert _said(("QuotaReserved", "False", reason, message)) is said
 
 

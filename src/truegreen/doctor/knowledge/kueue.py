@@ -570,6 +570,10 @@ class Said(IntEnum):
     """A reason doctor has no rule for: Kueue's own words are the verdict."""
     EVICTED = 10
     """Quota reserved (or admitted) and Evicted: Kueue is stopping the job."""
+    TOPOLOGY_REFUSED = 11
+    """The job's topology can't place a pod set now, in the words Kueue before v0.19 writes
+    with reason `Pending`: whether other work holds the room (since v0.19 `WaitingForQuota`)
+    or no placement could ever hold it (`TopologyPlacementFailed`) those words don't say."""
 
 
 _REQUEUED_EVICTIONS = frozenset({"Preempted", "NodeFailures"})
@@ -678,13 +682,28 @@ _NEVER_WORDS = (
 _WAITS_WORDS = "insufficient unused quota"
 _POD_SET_PART = re.compile(r"; (?=couldn't assign flavors to pod set )")
 """Where flavorassigner.go `Assignment.Message` joins the pod sets that do not fit."""
+_ASSIGNER_WORDS = ("couldn't assign flavors to pod set ", "failed to assign flavors to pod set ")
+"""How flavorassigner.go `Assignment.Message` begins: a pod set that does not fit, or one
+whose assignment failed with an error (the same words since v0.9)."""
+_TOPOLOGY_WORDS = re.compile(r'topology "[^"]*" (?:doesn\'t allow to fit|allows to fit only)')
+"""A pod set the topology can't place (cache/scheduler/tas_flavor_snapshot.go `notFitMessage`
+and `multiLayerNotFitMessage`, the same words since v0.9), which flavorassigner.go
+`assignFlavors` adds to the pod set's reasons (`psAssignment.reason(failure.Reason)`)."""
+_PREEMPTING = (". Pending the preemption of ", ". Preempting ")
+"""What scheduler.go `markPreemptionOutcome` adds to the message once it has asked other work
+to make room: preemptions in flight, or ones that failed and are tried again."""
 
 
 def _said_by_pod_sets(message: str) -> Said | None:
-    """A flavor assigner's message, pod set by pod set: one that can never fit makes the job
-    never fit (`assignFlavors` stops at it); else one whose quota is in use waits for quota.
+    """A flavor assigner's message, pod set by pod set. Topology words come first:
+    `assignFlavors` asks the topology only once every pod set fits its quota, so the quota
+    words beside them are of flavors passed over; where Kueue has asked other work to make
+    that room, the job waits for it. Else one pod set that can never fit makes the job never
+    fit (`assignFlavors` stops at it); else one whose quota is in use waits for quota.
     Within a pod set, `insufficient unused quota` wins: some flavor would take it once free
     (its best flavor's mode is the pod set's)."""
+    if message.startswith(_ASSIGNER_WORDS) and _TOPOLOGY_WORDS.search(message):
+        return Said.WAITS if any(p in message for p in _PREEMPTING) else Said.TOPOLOGY_REFUSED
     for part in _POD_SET_PART.split(message):
         if (
             part.startswith("couldn't assign flavors")
@@ -709,7 +728,8 @@ def said(found: Workload) -> Said:
     (apis/kueue/v1beta2 workload_types.go `WorkloadQuotaReservedReason*`), and in older
     releases the reasons `Pending` and `Inadmissible`, read by their messages
     (flavorassigner.go `Message`, workload_controller.go `getQueueBlocker`). A reason with no
-    rule here is OTHER, never NOTHING: Kueue's word is not overruled by arithmetic."""
+    rule here is OTHER, never NOTHING, and so is a flavor assigner's refusal whose words no
+    rule here reads: Kueue's word is not overruled by arithmetic."""
     if not found.active:
         return Said.DEACTIVATED
     if found.holds("Evicted") and (found.holds("QuotaReserved") or _held_out(found)):
@@ -739,8 +759,10 @@ def said(found: Workload) -> Said:
         return Said.QUEUE_PROBLEM
     if reserved.reason in _WAIT_REASONS:
         return Said.WAITS
-    if reserved.reason in _NO_VERDICT_REASONS:
+    if reserved.reason in _NO_VERDICT_REASONS and not reserved.message.startswith(_ASSIGNER_WORDS):
         return Said.NOTHING
+    # The flavor assigner's refusal in words no rule here reads (before v0.19 with reason
+    # `Pending`, scheduler.go `requeueAndUpdate`) is Kueue's verdict all the same.
     return Said.OTHER
 
 

@@ -358,6 +358,14 @@ def _selector_text(selector: Mapping[str, Any] | None) -> str:
     return "null (no namespace)" if selector is None else str(dict(selector))
 
 
+_TOPOLOGY_TODO = (
+    "Free or add machines in the placement layout Kueue names, or ask for fewer or smaller "
+    "programs (Kueue's words here don't say whether other work holds the room or the layout "
+    "can never hold the job)"
+)
+"""The remedy where the job's topology can't place it, in Kueue's words before v0.19."""
+
+
 _CONTROLLER_WORDS = {
     k.PROVISIONING: ", which asks the cluster for machines for it",
     k.MULTIKUEUE: ", which hands it to another cluster",
@@ -418,6 +426,11 @@ def _said(
         # The reads of the queues found no blocker of their own: Kueue's refusal stands
         # (workload_controller.go also writes `ValidateAdmissibility`'s errors, a LimitRange).
         return _reported(env, job, own, fields, Status.FAIL, "Fix what Kueue names")
+    if state is k.Said.TOPOLOGY_REFUSED:
+        # Kueue before v0.19 writes the same words whether other work holds the room or no
+        # placement could ever hold the job (flavorassigner.go `assignFlavors`: the
+        # `WithSimulateEmpty` pass changes only the mode): a refusal either way, never a fit.
+        return _reported(env, job, own, fields, Status.FAIL, _TOPOLOGY_TODO)
     if state is k.Said.OTHER:
         todo = "Fix what Kueue names; doctor has no plainer words for this one"
         return _reported(env, job, own, fields, Status.FAIL, todo)
