@@ -428,14 +428,36 @@ def test_an_older_job_held_for_a_missing_queue_never_starts_either(doctor: Docto
             "the shared queue 'team-a-cq' it feeds is not active: a machine type it offers "
             "doesn't exist",
         ),
+        (
+            {
+                "active": (
+                    "False",
+                    "MultiKueueWithProvisioningRequest",
+                    "Can't admit new workloads: Cannot use both MultiKueue and "
+                    "ProvisioningRequest AdmissionChecks together, found: multikueue, provision.",
+                )
+            },
+            "queue.inactive",
+            "the shared queue 'team-a-cq' it feeds is not active: Kueue says "
+            "“MultiKueueWithProvisioningRequest: Can't admit new workloads: Cannot use both "
+            "MultiKueue and ProvisioningRequest AdmissionChecks together, found: multikueue, "
+            "provision”.",
+        ),
+        (
+            {"active": ("False", "Unknown", "Can't admit new workloads.")},
+            "queue.inactive",
+            "the shared queue 'team-a-cq' it feeds is not active: Kueue says “Unknown: Can't "
+            "admit new workloads”.",
+        ),
     ],
-    ids=["stopped", "inactive"],
+    ids=["stopped", "inactive", "inactive-unruled", "inactive-unknown"],
 )
 def test_a_stopped_or_inactive_cluster_queue_admits_nothing(
     doctor: Doctor, queue: dict[str, Any], code: str, why: str
 ) -> None:
     """`stopPolicy` Hold or HoldAndDrain, or the Active condition False (apis/kueue/v1beta2
-    clusterqueue_types.go `ClusterQueueActiveReason*`)."""
+    clusterqueue_types.go `ClusterQueueActiveReason*`); a reason doctor has no words for is
+    quoted with its message, as cache/scheduler/clusterqueue.go `inactiveReason` writes it."""
     _install(doctor, kq.V1BETA2)
     doctor.load(queued(cluster_queue=lambda v: _gpu_queue(v, **queue)))
     result = doctor.live("-o", "json")

@@ -333,7 +333,7 @@ def _shared_queue_blocked(
             objects=objects,
             **fields,
             why=f"the shared queue '{shared.name}' it feeds is not active: "
-            + _INACTIVE_WORDS.get(active.reason, "it says why"),
+            + _inactive_words(active),
         )
     labels = env.namespace_labels()
     if labels is None and isinstance(env.namespace_object, CantRead):
@@ -352,6 +352,19 @@ def _shared_queue_blocked(
             **fields,
         )
     return None
+
+
+def _inactive_words(active: k.Condition) -> str:
+    """Why the ClusterQueue is not active: plain words for a reason doctor has a rule for,
+    else Kueue's reason and message quoted (cache/scheduler/clusterqueue.go `inactiveReason`
+    also writes MultipleMultiKueueAdmissionChecks, MultiKueueAdmissionCheckAppliedPerFlavor,
+    MultiKueueWithProvisioningRequest and Unknown, each with "Can't admit new workloads: …")."""
+    plain = _INACTIVE_WORDS.get(active.reason)
+    if plain is not None:
+        return plain
+    reason = quoted(active.reason) or "(no reason)"
+    message = quoted(active.message).rstrip(".") or "(no message)"
+    return f"Kueue says “{reason}: {message}”"
 
 
 def _selector_text(selector: Mapping[str, Any] | None) -> str:
