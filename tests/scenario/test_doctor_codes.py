@@ -584,6 +584,9 @@ COVERED_ELSEWHERE = (
         "workloads.last-job-over-disk-limit",  # test_evidence.py
         "workloads.last-job-failed",  # test_evidence.py
         "workloads.last-job-refused",  # test_training_jobs.py
+        "workloads.last-job-not-placed",  # test_evidence.py
+        "workloads.last-job-group-no-room",  # test_evidence.py
+        "workloads.last-job-machine-refused",  # test_evidence.py
         "workloads.last-job-image",  # test_evidence.py
         "workloads.last-job-deadline",  # test_evidence.py
         "storage.attach-failed",  # test_evidence.py

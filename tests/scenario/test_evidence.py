@@ -12,6 +12,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.scenario.test_cluster_reports import event
+from tests.support import gang_objects as gang
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import (
     NAMESPACE,
@@ -1119,6 +1120,18 @@ def _failed_job(now: datetime, reason: str, message: str) -> tuple[Obj, Obj]:
             "Threshold quantity: 10Gi, available: 4Gi. ",
         ),
         (
+            # The kubelet's eviction manager turned the pod away at admission (eviction_manager.go
+            # `Admit`, kubelet.go `rejectPod`): its machine ran short, an eviction as any other.
+            {
+                "reason": "Evicted",
+                "message": "Pod was rejected: The node had condition: [MemoryPressure]. ",
+            },
+            "workloads.last-job-evicted",
+            "warn",
+            "pod train-002-f1 evicted: Pod was rejected: The node had condition: "
+            "[MemoryPressure]. ",
+        ),
+        (
             {"terminated": {"exitCode": 1, "reason": "Error"}},
             "workloads.last-job-failed",
             "fail",
@@ -1137,7 +1150,7 @@ def _failed_job(now: datetime, reason: str, message: str) -> tuple[Obj, Obj]:
             "Job was active longer than specified deadline",
         ),
     ],
-    ids=["evicted", "evicted-disk-pressure", "exit-1", "image", "deadline"],
+    ids=["evicted", "evicted-disk-pressure", "turned-away-short", "exit-1", "image", "deadline"],
 )
 def test_how_the_last_job_ended_decides_what_to_do(
     doctor: Doctor, ending: Obj | None, code: str, status: str, detail: str
@@ -1170,6 +1183,112 @@ def test_how_the_last_job_ended_decides_what_to_do(
     assert _codes(report, "workloads") == [(code, status, "measured")]
     assert _finding(report, code)["details"][1] == detail
     assert result.exit_code == (0 if status == "warn" else 2)
+
+
+_YUNIKORN_REJECTED = ("ApplicationRejected", " failed to place application train-002")
+_YUNIKORN_TIMEOUT = (
+    "ResourceReservationTimeout",
+    "Scheduling has timed out due to insufficient resources",
+)
+_KUBELET_OUT_OF_GPUS = (
+    "OutOfnvidia.com/gpu",
+    "Pod was rejected: Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: "
+    "8, capacity: 8",
+)
+_KUBELET_DEVICE_ERROR = (
+    "UnexpectedAdmissionError",
+    "Pod was rejected: Allocate failed due to no healthy devices present; cannot allocate "
+    "unhealthy devices nvidia.com/gpu, which is unexpected",
+)
+
+
+@pytest.mark.parametrize(
+    ("machine", "refusal", "code", "headline"),
+    [
+        (
+            None,
+            _YUNIKORN_REJECTED,
+            "workloads.last-job-not-placed",
+            "The last training job 'train-002' was refused by `yunikorn`, which places it, "
+            "before any of its programs ran: “ApplicationRejected: failed to place application "
+            "train-002”.",
+        ),
+        (
+            None,
+            _YUNIKORN_TIMEOUT,
+            "workloads.last-job-group-no-room",
+            "The last training job 'train-002' failed before any of its programs ran: "
+            "`yunikorn`, which places it, could not find room for all of them together in "
+            "time: “ResourceReservationTimeout: Scheduling has timed out due to insufficient "
+            "resources”.",
+        ),
+        (
+            "gpu-1",
+            _KUBELET_OUT_OF_GPUS,
+            "workloads.last-job-machine-refused",
+            "The last training job 'train-002' failed before any of its programs ran: the "
+            "machine 'gpu-1' refused to run it: “OutOfnvidia.com/gpu: Pod was rejected: Node "
+            "didn't have enough resource: nvidia.com/gpu, requested: 1, used: 8, capacity: 8”.",
+        ),
+        (
+            "gpu-1",
+            _KUBELET_DEVICE_ERROR,
+            "workloads.last-job-machine-refused",
+            "The last training job 'train-002' failed before any of its programs ran: the "
+            "machine 'gpu-1' refused to run it: “UnexpectedAdmissionError: Pod was rejected: "
+            "Allocate failed due to no healthy devices present; cannot allocate unhealthy "
+            "devices nvidia.com/gpu, which is unexpected”.",
+        ),
+    ],
+    ids=["yunikorn-rejected", "yunikorn-gang-timeout", "kubelet-out-of-gpus", "kubelet-device"],
+)
+def test_a_job_none_of_whose_programs_ran_is_said_in_the_refusers_words(
+    doctor: Doctor, machine: str | None, refusal: tuple[str, str], code: str, headline: str
+) -> None:
+    """No program of the job ran, so none "ended with an error": its only pod was failed
+    before any container started, with the words of what failed it. YuniKorn (no machine):
+    when it fails the application it overwrites the whole status of each pod it had not
+    placed with phase Failed, reason `ApplicationRejected` (message the part after the first
+    colon of the core's `failed to place application …`) or `ResourceReservationTimeout` (the
+    gang's placeholders timed out), no conditions, no container statuses (yunikorn-k8shim
+    pkg/cache/application.go `handleFailApplicationEvent`, `failTaskPodWithReasonAndMsg`). The
+    kubelet (on its machine): its admission turns the pod away with phase Failed, the admit
+    handler's reason and `Pod was rejected: ` + its message, and starts no container
+    (pkg/kubelet/kubelet.go `rejectPod`; pkg/kubelet/lifecycle/predicate.go `Admit`: `OutOf<
+    resource>` with InsufficientResourceError's words, `UnexpectedAdmissionError` where the
+    device manager's allocation failed). With backoffLimit 0 the Job controller then fails
+    the Job BackoffLimitExceeded."""
+    reason, message = refusal
+
+    def build(now: datetime) -> list[Obj]:
+        job, _ = _failed_job(
+            now, "BackoffLimitExceeded", "Job has reached the specified backoff limit"
+        )
+        job["spec"]["backoffLimit"] = 0
+        if machine is None:
+            template = job["spec"]["template"]
+            template["spec"]["schedulerName"] = "yunikorn"
+            template["metadata"]["labels"].update({"applicationId": "train-002"})
+        pod = job_pod(
+            job, now, suffix="f1", node_name=machine, phase="Failed", scheduler_said=False
+        )
+        pod["status"] = {"phase": "Failed", "reason": reason, "message": message}
+        if machine is not None:
+            pod["status"]["qosClass"] = "Burstable"  # rejectPod keeps it
+            return [*healthy(now), job, pod]
+        return [*healthy(now), job, pod, gang.yunikorn_scheduler_pod(now)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [(code, "fail", "measured")]
+    found = _finding(report, code)
+    assert found["headline"] == headline
+    assert "ended with an error" not in found["headline"]
+    assert found["details"][0] == "Job/train-002 failed (BackoffLimitExceeded)"
+    assert message.strip() in found["details"][1]
+    assert "describe pod train-002-f1" in found["remedy"]
+    assert result.exit_code == 2
 
 
 def test_the_program_that_failed_is_named_not_its_sidecar(doctor: Doctor) -> None:

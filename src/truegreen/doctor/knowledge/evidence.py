@@ -19,6 +19,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
 from truegreen.doctor.knowledge.reports import event_time, names_an_earlier, names_an_earlier_pod
+from truegreen.doctor.knowledge.scheduler_name import DEFAULT_SCHEDULER
 from truegreen.doctor.knowledge.training import TrainingJob, indexes_text
 from truegreen.patterns import LazyPattern
 
@@ -506,6 +507,13 @@ class Ending(StrEnum):
     PROGRAM_FAILED = "program-failed"
     REFUSED = "refused"
     """Its controller refused its settings: none of it ran."""
+    NOT_PLACED = "not-placed"
+    """Its scheduler failed its pod before giving it a machine: none of it ran."""
+    GROUP_NO_ROOM = "group-no-room"
+    """Its scheduler gave up waiting for room for the whole job at once: none of it ran."""
+    MACHINE_REFUSED = "machine-refused"
+    """The machine its pod was given refused to run it (the kubelet's admission): none of it
+    ran."""
     UNKNOWN = "unknown"
 
 
@@ -540,6 +548,12 @@ class JobFailure(Struct, frozen=True):
     """One line with the Kubernetes words: the pod, container and what ended it."""
     disk_limit: DiskLimit | None = None
     """The limit gone over, for `Ending.OVER_DISK_LIMIT`."""
+    said: str = ""
+    """What failed a pod that never ran, in its words (`reason: message`), for the endings of
+    a pod none of whose containers ran; empty for the others."""
+    by: str = ""
+    """Who refused it: the scheduler (`spec.schedulerName`) for `NOT_PLACED` and
+    `GROUP_NO_ROOM`, the machine for `MACHINE_REFUSED`; empty for the others."""
 
 
 # pkg/kubelet/eviction/helpers.go, the messages eviction_manager.go localStorageEviction gives a
@@ -572,6 +586,8 @@ class _PodEnding(Struct, frozen=True):
     ending: Ending
     detail: str
     disk_limit: DiskLimit | None = None
+    said: str = ""
+    by: str = ""
 
 
 _DEADLINE_EXCEEDED = "DeadlineExceeded"
@@ -590,6 +606,9 @@ def _pod_ending(pod: KubeObject) -> _PodEnding | None:
     if status.get("reason") == _DEADLINE_EXCEEDED:
         message = _bounded(str(status.get("message") or _DEADLINE_EXCEEDED))
         return _PodEnding(Ending.DEADLINE, f"pod {name} stopped at its deadline: {message}")
+    never_ran = _never_ran(pod)
+    if never_ran is not None and never_ran.ending is Ending.MACHINE_REFUSED:
+        return never_ran
     if status.get("reason") == "Evicted":
         message = str(status.get("message") or "")
         detail = f"pod {name} evicted: {_bounded(message)}"
@@ -626,7 +645,73 @@ def _pod_ending(pod: KubeObject) -> _PodEnding | None:
                 f"pod {name} container {container.get('name')}: exit code "
                 f"{terminated.get('exitCode')} ({terminated.get('reason') or 'Error'})",
             )
-    return None
+    return never_ran
+
+
+_KUBELET_REJECTED = "Pod was rejected: "
+"""How the kubelet words a pod its admission turned away (pkg/kubelet/kubelet.go `rejectPod`:
+phase Failed, the admit handler's reason, `Pod was rejected: ` and its message): the
+predicates' `OutOfcpu`, `OutOfnvidia.com/gpu`, `NodeAffinity`, `UnexpectedAdmissionError`
+(a device the device manager could not allocate) of pkg/kubelet/lifecycle/predicate.go
+`Admit`, and the eviction manager's `Evicted` under a pressure condition (read as an
+eviction, `_never_ran`). No container of the pod is started."""
+
+_GANG_TIMEOUT = "ResourceReservationTimeout"
+"""YuniKorn's reason on the pods of a job whose gang could not get its room before the
+placeholders' timeout (yunikorn-k8shim pkg/common/constants
+`ApplicationInsufficientResourcesFailure`, written by pkg/cache/application.go
+`handleFailApplicationEvent` with the message `Scheduling has timed out due to insufficient
+resources`)."""
+
+
+def _ran(pod: KubeObject) -> bool:
+    """Whether a container of the pod ever ran: one that runs or ended, now or before. A pod
+    the kubelet never started has no container state but a wait, or no status at all."""
+    for container in o.container_statuses(pod):
+        for state in (container.get("state"), container.get("lastState")):
+            if {"running", "terminated"} & set(o.mapping(state)):
+                return True
+    return False
+
+
+def _never_ran(pod: KubeObject) -> _PodEnding | None:
+    """A failed pod none of whose containers ran, in the words of what failed it (its
+    `status.reason` and `message`); None for a pod that ran or says nothing. On a machine, that
+    machine's kubelet turned it away (`_KUBELET_REJECTED`). With no machine, its scheduler
+    failed it: YuniKorn writes phase Failed, reason `ApplicationRejected` (its message the
+    core's `failed to place application …`) or `ResourceReservationTimeout` over the whole
+    status of each pod it had not placed when it fails the application (yunikorn-k8shim
+    pkg/cache/application.go `handleFailApplicationEvent`, `failTaskPodWithReasonAndMsg`).
+    No kubelet runs a pod with no machine, and the pod garbage collector, which fails an
+    unplaced pod being deleted, writes only the phase (pkg/controller/podgc/gc_controller.go
+    `markFailedAndDeletePodWithCondition`): its reason is read as its scheduler's."""
+    status = o.mapping(pod.get("status"))
+    reason = str(status.get("reason") or "")
+    if not reason or _ran(pod):
+        return None
+    message = " ".join(str(status.get("message") or "").split())
+    said = _bounded(f"{reason}: {message}" if message else reason)
+    name = o.name_of(pod)
+    machine = o.node_name(pod)
+    if machine:
+        if reason == "Evicted" or not message.startswith(_KUBELET_REJECTED):
+            # The kubelet's endings of a pod it admitted, and its eviction manager's refusal
+            # under a pressure condition: the machine ran short, an eviction as any other.
+            return None
+        return _PodEnding(
+            Ending.MACHINE_REFUSED,
+            f"pod {name} turned away by the kubelet of {machine}, no container ran: {said}",
+            said=said,
+            by=machine,
+        )
+    scheduler = str(o.pod_spec(pod).get("schedulerName") or DEFAULT_SCHEDULER)
+    ending = Ending.GROUP_NO_ROOM if reason == _GANG_TIMEOUT else Ending.NOT_PLACED
+    return _PodEnding(
+        ending,
+        f"pod {name} failed by {scheduler} before it was placed, no container ran: {said}",
+        said=said,
+        by=scheduler,
+    )
 
 
 _ORDER = (
@@ -636,6 +721,9 @@ _ORDER = (
     Ending.DEADLINE,
     Ending.EVICTED,
     Ending.PROGRAM_FAILED,
+    Ending.MACHINE_REFUSED,
+    Ending.GROUP_NO_ROOM,
+    Ending.NOT_PLACED,
 )
 
 
@@ -648,8 +736,10 @@ def job_failure(job: TrainingJob, pods: Sequence[KubeObject]) -> JobFailure | No
     out of time, whatever an earlier attempt showed), else its pods decide how (an
     out-of-memory kill over an eviction for its own disk limit, over an image that would not
     download, over a pod stopped at its deadline, over an eviction by a machine that ran
-    short, over a plain exit). A job bound to fail (`failing`: an index its controller gave up
-    on) ends as the pods of those indexes did. None for a job that did not fail."""
+    short, over a plain exit, over a pod that never ran: turned away by its machine, or failed
+    by its scheduler before it was placed, `_never_ran`). A job bound to fail (`failing`: an
+    index its controller gave up on) ends as the pods of those indexes did. None for a job
+    that did not fail."""
     if not (job.failed or job.failing):
         return None
     reason, message = job.failure
@@ -664,5 +754,7 @@ def job_failure(job: TrainingJob, pods: Sequence[KubeObject]) -> JobFailure | No
     for ending in _ORDER:
         for found in endings:
             if found.ending is ending:
-                return JobFailure(found.ending, reason, found.detail, found.disk_limit)
+                return JobFailure(
+                    found.ending, reason, found.detail, found.disk_limit, found.said, found.by
+                )
     return JobFailure(Ending.UNKNOWN, reason, _bounded(message or reason or "failed"))

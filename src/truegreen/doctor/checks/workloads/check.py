@@ -27,7 +27,10 @@ from truegreen.doctor.checks.workloads.words import (
     LAST_JOB_DEADLINE,
     LAST_JOB_EVICTED,
     LAST_JOB_FAILED,
+    LAST_JOB_GROUP_NO_ROOM,
     LAST_JOB_IMAGE,
+    LAST_JOB_MACHINE_REFUSED,
+    LAST_JOB_NOT_PLACED,
     LAST_JOB_OUT_OF_MEMORY,
     LAST_JOB_OVER_DISK_LIMIT,
     LAST_JOB_REFUSED,
@@ -621,6 +624,9 @@ _ENDING_CODES = {
     Ending.DEADLINE: (LAST_JOB_DEADLINE, Status.FAIL),
     Ending.PROGRAM_FAILED: (LAST_JOB_FAILED, Status.FAIL),
     Ending.REFUSED: (LAST_JOB_REFUSED, Status.FAIL),
+    Ending.NOT_PLACED: (LAST_JOB_NOT_PLACED, Status.FAIL),
+    Ending.GROUP_NO_ROOM: (LAST_JOB_GROUP_NO_ROOM, Status.FAIL),
+    Ending.MACHINE_REFUSED: (LAST_JOB_MACHINE_REFUSED, Status.FAIL),
     Ending.UNKNOWN: (LAST_JOB_FAILED, Status.FAIL),
 }
 
@@ -799,7 +805,9 @@ def _job_states(env: Environment) -> list[Finding]:
                     objects=(judged.ref,),
                     job=f"'{judged.name}'",
                     command=command,
-                    said=quoted(failure.detail),
+                    said=quoted(failure.said or failure.detail),
+                    scheduler=failure.by,
+                    machine=f"'{failure.by}'",
                     **_disk_limit_words(failure.disk_limit),
                 )
             )

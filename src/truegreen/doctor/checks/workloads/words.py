@@ -43,6 +43,9 @@ LAST_JOB_OVER_DISK_LIMIT: Final = "workloads.last-job-over-disk-limit"
 LAST_JOB_DEADLINE: Final = "workloads.last-job-deadline"
 LAST_JOB_FAILED: Final = "workloads.last-job-failed"
 LAST_JOB_REFUSED: Final = "workloads.last-job-refused"
+LAST_JOB_NOT_PLACED: Final = "workloads.last-job-not-placed"
+LAST_JOB_GROUP_NO_ROOM: Final = "workloads.last-job-group-no-room"
+LAST_JOB_MACHINE_REFUSED: Final = "workloads.last-job-machine-refused"
 CANT_READ: Final = "workloads.cant-read"
 
 WORDS: Final[dict[str, Wording]] = {
@@ -222,6 +225,24 @@ WORDS: Final[dict[str, Wording]] = {
         "The last training job {job} was refused for its settings, so none of it ran: “{said}”.",
         "Correct the settings it names and submit the job again; the same settings are "
         "refused every time. {command} shows the job.",
+    ),
+    LAST_JOB_NOT_PLACED: Wording(
+        "The last training job {job} was refused by `{scheduler}`, which places it, before any "
+        "of its programs ran: “{said}”.",
+        "Fix what `{scheduler}` names (often the queue the job asks for) and submit the job "
+        "again; {command} shows what it said.",
+    ),
+    LAST_JOB_GROUP_NO_ROOM: Wording(
+        "The last training job {job} failed before any of its programs ran: `{scheduler}`, "
+        "which places it, could not find room for all of them together in time: “{said}”.",
+        "Free room for the whole job, ask for less, or let `{scheduler}` wait longer for room, "
+        "then submit the job again; {command} shows what it said.",
+    ),
+    LAST_JOB_MACHINE_REFUSED: Wording(
+        "The last training job {job} failed before any of its programs ran: the machine "
+        "{machine} refused to run it: “{said}”.",
+        "Fix what the machine names (often room or a device it did not have) and submit the "
+        "job again; {command} shows the whole refusal.",
     ),
     CANT_READ: Wording(
         "Couldn't check whether the environment's workloads are healthy: {why}.", "{remedy}"
