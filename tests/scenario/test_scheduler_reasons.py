@@ -119,6 +119,51 @@ def test_a_control_plane_without_gpus_is_no_remedy_for_gpus_that_are_taken(
     assert headline["remedy"] == _remedy(doctor, ROOM)
 
 
+UNSAID_TAINT = "node(s) had untolerated taint(s)"
+"""kube-scheduler 1.35's taint reason (and 1.34.2's, kubernetes#135023): the key and value are
+only logged (kubernetes#134740, tainttoleration/taint_toleration.go `Filter`)."""
+
+
+@pytest.mark.parametrize(
+    ("machine", "todo"),
+    [
+        pytest.param(
+            node("control-plane-1", "8", "32Gi", taints=[CONTROL_PLANE]), ROOM, id="no-gpu-there"
+        ),
+        pytest.param(
+            node("gpu-2", "16", "64Gi", gpus=2, taints=[CONTROL_PLANE]),
+            RESERVED,
+            id="free-gpus-there",
+        ),
+    ],
+)
+def test_a_taint_the_scheduler_does_not_name_is_a_reservation_all_the_same(
+    doctor: Doctor, machine: Obj, todo: str
+) -> None:
+    """The newer taint reason names no key: the machine is reserved for other work as with the
+    keyed one, and letting the job onto it is the remedy only where a machine with any taint
+    the job does not tolerate has the room for it. Before, it was a reason doctor had no words
+    for, quoted without the scheduler's "node(s)", and the remedy was to read the cluster's
+    own words."""
+    doctor.load(
+        _waiting(
+            f"0/3 nodes are available: 1 {UNSAID_TAINT}, 2 Insufficient nvidia.com/gpu. "
+            f"preemption: 0/3 nodes are available: 1 {NOT_HELPFUL}, 2 {NO_VICTIM}.",
+            machine,
+        )
+    )
+    exit_code, headline = _said(doctor)
+    assert (exit_code, headline["code"], headline["status"]) == (
+        2,
+        "capacity.unschedulable",
+        "fail",
+    )
+    assert headline["text"] == _headline(
+        "of 3 machines, 1 is reserved for other work and 2 lack nvidia.com/gpu"
+    )
+    assert headline["remedy"] == _remedy(doctor, todo)
+
+
 A100 = {"key": "pool", "value": "a100", "effect": "NoSchedule"}
 UNREACHABLE = {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}

@@ -210,6 +210,7 @@ def test_a_message_that_counts_no_machines_is_the_scheduler_s_whole_reason(said:
             "didn't tolerate.",
             Obstacle.TAINT,
         ),
+        ("0/2 nodes are available: 2 node(s) had untolerated taint(s).", Obstacle.TAINT),
     ],
 )
 def test_each_plugin_s_reason_is_known(text: str, obstacle: Obstacle) -> None:

@@ -60,7 +60,8 @@ class Reason(Struct, frozen=True):
     """As the scheduler wrote it (`Insufficient nvidia.com/gpu`)."""
     obstacle: Obstacle
     detail: str = ""
-    """The resource short of (ROOM) or the taint's key (TAINT)."""
+    """The resource short of (ROOM) or the taint's key (TAINT; "" where the scheduler does not
+    say it)."""
 
 
 class SchedulerVerdict(Struct, frozen=True):
@@ -108,6 +109,9 @@ _PHRASES: tuple[tuple[LazyPattern, Obstacle], ...] = (
     (LazyPattern(r"^Insufficient (?P<detail>\S+)$"), Obstacle.ROOM),
     (LazyPattern(r"^Too many pods$"), Obstacle.ROOM),
     (LazyPattern(r"didn't match Pod's node affinity/selector"), Obstacle.PLACEMENT_RULES),
+    # From 1.35 (and 1.34.2, kubernetes#135023) the taint's key and value are no longer said,
+    # only logged (kubernetes#134740; tainttoleration/taint_toleration.go `Filter`).
+    (LazyPattern(r"had untolerated taint\(s\)"), Obstacle.TAINT),
     (LazyPattern(r"had untolerated taint \{(?P<detail>[^:}]+)"), Obstacle.TAINT),
     # Before 1.25: `had taint {key: value}, that the pod didn't tolerate` (its tail is split off).
     (LazyPattern(r"had taints? \{(?P<detail>[^:}]+)"), Obstacle.TAINT),

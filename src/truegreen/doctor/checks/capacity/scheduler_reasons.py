@@ -167,10 +167,13 @@ def _could_hold(
 
 def _same(reason: Reason, exclusion: str | None) -> bool:
     """Whether doctor's exclusion of a machine (`node_exclusion`) is the scheduler's `reason`:
-    closed, the same taint's key (`taint KEY=VALUE:EFFECT not tolerated`), or the node
-    selector and required node affinity, which the scheduler words as one."""
+    closed, the same taint's key (`taint KEY=VALUE:EFFECT not tolerated`), any taint where the
+    scheduler names none (`node(s) had untolerated taint(s)`, kube-scheduler 1.35 and 1.34.2
+    on: tainttoleration/taint_toleration.go `Filter`), or the node selector and required node
+    affinity, which the scheduler words as one."""
     if reason.obstacle is Obstacle.CLOSED:
         return exclusion == CORDONED
     if reason.obstacle is Obstacle.TAINT:
-        return exclusion is not None and exclusion.startswith(f"taint {reason.detail}=")
+        taint = f"taint {reason.detail}=" if reason.detail else "taint "
+        return exclusion is not None and exclusion.startswith(taint)
     return exclusion in (SELECTOR_MISMATCH, AFFINITY_MISMATCH)
