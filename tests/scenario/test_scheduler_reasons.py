@@ -18,6 +18,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support.fake_apiserver import Fault
+from tests.support.plain_words import jargon_in
 from tests.support.scenarios import (
     Obj,
     find,
@@ -285,6 +286,55 @@ def test_a_machine_the_job_may_not_use_is_the_remedy_only_where_it_could_hold_th
     assert (exit_code, headline["code"]) == (2, "capacity.unschedulable")
     assert headline["text"] == _headline(reasons)
     assert headline["remedy"] == _remedy(doctor, todo)
+
+
+RWOP_CONFLICT = (
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+)
+"""VolumeRestrictions' reason where another pod uses a ReadWriteOncePod claim of the pod's, on
+any machine (volumerestrictions/volume_restrictions.go `ErrReasonReadWriteOncePodConflict`):
+every machine is refused though the volume can be reached from each."""
+NO_VOLUME_TO_BIND = "node(s) didn't find available persistent volumes to bind"
+"""VolumeBinding's reason where no free volume the machine can reach fits a claim not bound
+yet, and the claim's class makes none there (volumebinding/binder.go `ErrReasonBindConflict`,
+`FindPodVolumes`: `findMatchingVolumes`, `checkVolumeProvisions`)."""
+
+
+@pytest.mark.parametrize(
+    ("said", "reasons", "todo"),
+    [
+        pytest.param(
+            f"2 {RWOP_CONFLICT}",
+            "2 can't take it while another program uses its data volume",
+            "Wait for the program that uses the job's data volume to finish, or stop it, or give "
+            "the job a volume of its own (this volume may be used by one program at a time)",
+            id="volume-one-program-at-a-time",
+        ),
+        pytest.param(
+            f"2 {NO_VOLUME_TO_BIND}",
+            "2 have no free volume that fits its storage request",
+            "Add a free volume that fits the job's storage request where the job may run, or "
+            "free one (the kind of storage it asks for makes no new volumes there by itself)",
+            id="no-free-volume",
+        ),
+    ],
+)
+def test_a_volume_held_or_missing_is_said_as_what_it_is(
+    doctor: Doctor, said: str, reasons: str, todo: str
+) -> None:
+    """Before, a volume another program holds and a volume there is none of were both "can't
+    reach its data volume", with the remedy to move the data."""
+    doctor.load(
+        _waiting(
+            f"0/2 nodes are available: {said}. preemption: 0/2 nodes are available: 2 {NO_VICTIM}."
+        )
+    )
+    exit_code, headline = _said(doctor)
+    assert (exit_code, headline["code"]) == (2, "capacity.unschedulable")
+    assert headline["text"] == _headline(f"of 2 machines, {reasons}")
+    assert headline["remedy"] == _remedy(doctor, todo)
+    assert not jargon_in(headline["text"])
+    assert not jargon_in(headline["remedy"])
 
 
 _CONTROL_PLANE_ONLY = (

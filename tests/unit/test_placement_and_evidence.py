@@ -211,6 +211,23 @@ def test_a_message_that_counts_no_machines_is_the_scheduler_s_whole_reason(said:
             Obstacle.TAINT,
         ),
         ("0/2 nodes are available: 2 node(s) had untolerated taint(s).", Obstacle.TAINT),
+        (
+            "0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same "
+            "name and ReadWriteOncePod access mode.",
+            Obstacle.VOLUME_IN_USE,
+        ),
+        (
+            "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind.",
+            Obstacle.NO_FREE_VOLUME,
+        ),
+        (
+            "0/2 nodes are available: 2 node(s) had volume node affinity conflict.",
+            Obstacle.VOLUME,
+        ),
+        (
+            "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.",
+            Obstacle.POD_RULES,
+        ),
     ],
 )
 def test_each_plugin_s_reason_is_known(text: str, obstacle: Obstacle) -> None:

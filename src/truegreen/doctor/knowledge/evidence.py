@@ -39,6 +39,13 @@ class Obstacle(StrEnum):
     """Cordoned (NodeUnschedulable)."""
     VOLUME = "volume"
     """Its volumes: in another zone, not bound, not found (VolumeBinding, VolumeZone)."""
+    VOLUME_IN_USE = "volume-in-use"
+    """A ReadWriteOncePod volume another pod uses, wherever it runs: the volume is reachable,
+    and held (VolumeRestrictions `ErrReasonReadWriteOncePodConflict`)."""
+    NO_FREE_VOLUME = "no-free-volume"
+    """No free volume fits its claim not bound yet from the machine, and its class makes none
+    there (VolumeBinding `ErrReasonBindConflict`: binder.go `FindPodVolumes`,
+    `findMatchingVolumes` then `checkVolumeProvisions`)."""
     POD_RULES = "pod-rules"
     """Inter-pod affinity or anti-affinity (InterPodAffinity)."""
     SPREAD = "spread"
@@ -120,6 +127,10 @@ _PHRASES: tuple[tuple[LazyPattern, Obstacle], ...] = (
         LazyPattern(r"volume node affinity conflict|available volume zone|volume zone conflict"),
         Obstacle.VOLUME,
     ),
+    # volumerestrictions/volume_restrictions.go `ErrReasonReadWriteOncePodConflict`.
+    (LazyPattern(r"ReadWriteOncePod access mode"), Obstacle.VOLUME_IN_USE),
+    # volumebinding/binder.go `ErrReasonBindConflict`.
+    (LazyPattern(r"didn't find available persistent volumes to bind"), Obstacle.NO_FREE_VOLUME),
     (LazyPattern(r"persistent ?volume|PersistentVolumeClaim|pvc", re.IGNORECASE), Obstacle.VOLUME),
     (LazyPattern(r"pod (anti-)?affinity|existing pods anti-affinity"), Obstacle.POD_RULES),
     (LazyPattern(r"topology spread constraints"), Obstacle.SPREAD),

@@ -29,6 +29,14 @@ _WORDS: dict[Obstacle, tuple[str, str]] = {
     Obstacle.TAINT: ("is reserved for other work", "are reserved for other work"),
     Obstacle.CLOSED: ("is closed to new work", "are closed to new work"),
     Obstacle.VOLUME: ("can't reach its data volume", "can't reach its data volume"),
+    Obstacle.VOLUME_IN_USE: (
+        "can't take it while another program uses its data volume",
+        "can't take it while another program uses its data volume",
+    ),
+    Obstacle.NO_FREE_VOLUME: (
+        "has no free volume that fits its storage request",
+        "have no free volume that fits its storage request",
+    ),
     Obstacle.POD_RULES: (
         "breaks its rules about which programs may run together",
         "break its rules about which programs may run together",
@@ -47,6 +55,12 @@ _TODO: dict[Obstacle, str] = {
     "again (an administrator may have closed them on purpose)",
     Obstacle.VOLUME: "run the job where its data volume can be reached (a volume tied to one "
     "zone or machine goes only there), or move the data",
+    Obstacle.VOLUME_IN_USE: "wait for the program that uses the job's data volume to finish, or "
+    "stop it, or give the job a volume of its own (this volume may be used by one program at a "
+    "time)",
+    Obstacle.NO_FREE_VOLUME: "add a free volume that fits the job's storage request where the job "
+    "may run, or free one (the kind of storage it asks for makes no new volumes there by "
+    "itself)",
     Obstacle.POD_RULES: "loosen the job's rules about which programs may share a machine, or "
     "add machines",
     Obstacle.SPREAD: "loosen the job's spread rules, or add machines where it must spread",
