@@ -337,6 +337,44 @@ def test_a_volume_held_or_missing_is_said_as_what_it_is(
     assert not jargon_in(headline["remedy"])
 
 
+EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+"""InterPodAffinity's reason where a running pod's required anti-affinity matches the pod
+(interpodaffinity/filtering.go `ErrReasonExistingAntiAffinityRulesNotMatch`,
+`satisfyExistingPodsAntiAffinity`): the running pod's rule, not the pod's own."""
+
+
+def test_the_running_programs_rules_are_theirs_not_the_job_s(doctor: Doctor) -> None:
+    """A job with no rules of its own, kept off a machine by a running program's anti-affinity:
+    the remedy finds those programs. Before, "1 breaks its rules about which programs may run
+    together", and the remedy was to loosen the job's rules, which it does not have."""
+    doctor.load(
+        _waiting(
+            f"0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 {EXISTING_ANTI_AFFINITY}. "
+            f"preemption: 0/2 nodes are available: 1 {NO_VICTIM}, 1 {NOT_HELPFUL}."
+        )
+    )
+    exit_code, headline = _said(doctor)
+    assert (exit_code, headline["code"]) == (2, "capacity.unschedulable")
+    assert headline["text"] == _headline(
+        "of 2 machines, 1 lacks nvidia.com/gpu and 1 is refused by other programs' rules about "
+        "which programs may run together"
+    )
+    listing = (
+        f"`kubectl --kubeconfig {doctor.kubeconfig} get pods --all-namespaces -o "
+        "'custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,"
+        "MACHINE:.spec.nodeName,KEEPS_AWAY:.spec.affinity.podAntiAffinity."
+        "requiredDuringSchedulingIgnoredDuringExecution[*].labelSelector'`"
+    )
+    assert headline["remedy"] == _remedy(
+        doctor,
+        f"Find the programs whose rules refuse the job's ({listing} lists each program's "
+        "machine and the programs its rules keep away), then wait for them to finish, stop them "
+        "or change their rules, or add machines",
+    )
+    assert not jargon_in(headline["text"])
+    assert not jargon_in(headline["remedy"])
+
+
 _CONTROL_PLANE_ONLY = (
     "0/3 nodes are available: 1 node(s) had untolerated taint "
     "{node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu. preemption: 0/3 "

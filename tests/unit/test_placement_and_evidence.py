@@ -225,6 +225,10 @@ def test_a_message_that_counts_no_machines_is_the_scheduler_s_whole_reason(said:
             Obstacle.VOLUME,
         ),
         (
+            "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules.",
+            Obstacle.OTHERS_RULES,
+        ),
+        (
             "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.",
             Obstacle.POD_RULES,
         ),

@@ -47,7 +47,10 @@ class Obstacle(StrEnum):
     there (VolumeBinding `ErrReasonBindConflict`: binder.go `FindPodVolumes`,
     `findMatchingVolumes` then `checkVolumeProvisions`)."""
     POD_RULES = "pod-rules"
-    """Inter-pod affinity or anti-affinity (InterPodAffinity)."""
+    """The pod's own inter-pod affinity or anti-affinity (InterPodAffinity)."""
+    OTHERS_RULES = "others-rules"
+    """The running pods' required anti-affinity, which refuses the pod (InterPodAffinity
+    `ErrReasonExistingAntiAffinityRulesNotMatch`, `satisfyExistingPodsAntiAffinity`)."""
     SPREAD = "spread"
     """Topology spread constraints (PodTopologySpread)."""
     DEVICES = "devices"
@@ -132,7 +135,10 @@ _PHRASES: tuple[tuple[LazyPattern, Obstacle], ...] = (
     # volumebinding/binder.go `ErrReasonBindConflict`.
     (LazyPattern(r"didn't find available persistent volumes to bind"), Obstacle.NO_FREE_VOLUME),
     (LazyPattern(r"persistent ?volume|PersistentVolumeClaim|pvc", re.IGNORECASE), Obstacle.VOLUME),
-    (LazyPattern(r"pod (anti-)?affinity|existing pods anti-affinity"), Obstacle.POD_RULES),
+    # interpodaffinity/filtering.go `ErrReasonExistingAntiAffinityRulesNotMatch`: the running
+    # pods' rules, not the pod's own (`ErrReasonAffinityRulesNotMatch`, `…AntiAffinity…`).
+    (LazyPattern(r"existing pods anti-affinity"), Obstacle.OTHERS_RULES),
+    (LazyPattern(r"pod (anti-)?affinity"), Obstacle.POD_RULES),
     (LazyPattern(r"topology spread constraints"), Obstacle.SPREAD),
     (LazyPattern(r"claim|device", re.IGNORECASE), Obstacle.DEVICES),
     (LazyPattern(r"free ports"), Obstacle.PORTS),

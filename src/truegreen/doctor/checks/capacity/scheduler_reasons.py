@@ -15,6 +15,7 @@ from truegreen.doctor.knowledge.evidence import Obstacle, Reason, SchedulerVerdi
 from truegreen.doctor.knowledge.fit import machine_room, pod_requests, shortfalls
 from truegreen.doctor.knowledge.reports import NAME_CAP, quoted
 from truegreen.doctor.knowledge.taints import system_taint
+from truegreen.kubectl import Kubectl
 from truegreen.plain_words import merged_counts
 from truegreen.quantity import CPU, MEMORY, PODS, QuantityError
 
@@ -40,6 +41,10 @@ _WORDS: dict[Obstacle, tuple[str, str]] = {
     Obstacle.POD_RULES: (
         "breaks its rules about which programs may run together",
         "break its rules about which programs may run together",
+    ),
+    Obstacle.OTHERS_RULES: (
+        "is refused by other programs' rules about which programs may run together",
+        "are refused by other programs' rules about which programs may run together",
     ),
     Obstacle.SPREAD: ("would break its spread rules", "would break its spread rules"),
     Obstacle.DEVICES: ("lacks the devices it claims", "lack the devices it claims"),
@@ -127,11 +132,14 @@ the machines these reasons count have room for the pod is never said."""
 
 
 def first_todo(
-    verdicts: Sequence[tuple[KubeObject, SchedulerVerdict]], nodes: Sequence[KubeObject] | None
+    verdicts: Sequence[tuple[KubeObject, SchedulerVerdict]],
+    nodes: Sequence[KubeObject] | None,
+    kubectl: Kubectl,
 ) -> str:
     """What to do about the first obstacle that is not room (room is often a wait), else about
-    room; a controller's taint says what to do about its machine. A machine the pod may not
-    use (`_NOT_ALLOWED`) is the answer only where one the reason counts could hold the pod
+    room; a controller's taint says what to do about its machine, and `kubectl` lists the
+    running programs' rules where theirs refuse the job. A machine the pod may not use
+    (`_NOT_ALLOWED`) is the answer only where one the reason counts could hold the pod
     (`_could_hold`): letting the job onto machines too small for it places nothing, and the
     room that is short is what to act on. `nodes`: the machines as read, None when they could
     not be, and then the scheduler's first reason stands."""
@@ -155,7 +163,24 @@ def first_todo(
                 f"look after the machines that {known.many} (the cluster lets work onto them "
                 "again by itself once they are well)"
             )
+    if chosen.obstacle is Obstacle.OTHERS_RULES:
+        listing = kubectl.cluster("get", "pods", "--all-namespaces", "-o", _KEEPS_AWAY)
+        return (
+            f"find the programs whose rules refuse the job's ({listing} lists each program's "
+            "machine and the programs its rules keep away), then wait for them to finish, stop "
+            "them or change their rules, or add machines"
+        )
     return _TODO[chosen.obstacle]
+
+
+_KEEPS_AWAY = (
+    "custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,MACHINE:.spec.nodeName,"
+    "KEEPS_AWAY:.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    "[*].labelSelector"
+)
+"""Each pod with its machine and the selectors of its required anti-affinity terms: the rules
+InterPodAffinity's `satisfyExistingPodsAntiAffinity` holds every namespace's pods to (a pod
+whose term matches the incoming pod refuses its term's topology domain)."""
 
 
 def _could_hold(

@@ -201,7 +201,11 @@ def with_verdicts(
             objects=[f"Pod/{v.pod}" for _, v in verdicts],
             what=what,
             reasons=plain_reasons(newest),
-            todo=first_todo(of_job, env.nodes.items if isinstance(env.nodes, Listed) else None),
+            todo=first_todo(
+                of_job,
+                env.nodes.items if isinstance(env.nodes, Listed) else None,
+                env.settings.kubectl,
+            ),
             command=command,
         )
     )
