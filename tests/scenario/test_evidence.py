@@ -182,8 +182,8 @@ def test_no_wait_for_the_running_job_is_said_beside_a_scheduler_reason_other_tha
 
 def test_a_scheduler_reason_doctor_has_no_words_for_is_quoted(doctor: Doctor) -> None:
     """An out-of-tree filter plugin's reason (framework/interface.go: a plugin's Unschedulable
-    status, written `node(s) didn't satisfy plugin(s) [NAME]` by the FitError): before, "2 are
-    held back for other reasons"."""
+    status, written `node(s) didn't satisfy plugin(s) [NAME]` by the FitError), whole: before,
+    "2 are held back for other reasons", and then without its "node(s)"."""
     doctor.load(
         _held_but_the_scheduler_says(
             "0/2 nodes are available: 2 node(s) didn't satisfy plugin(s) [MyCustomPlugin]. "
@@ -193,7 +193,7 @@ def test_a_scheduler_reason_doctor_has_no_words_for_is_quoted(doctor: Doctor) ->
     report = doctor.live("-o", "json").json()
     assert report["headline"]["text"] == (
         "The cluster found no machine for 1 program of the training job 'train-003': of 2 "
-        "machines, 2 are held back: “didn't satisfy plugin(s) [MyCustomPlugin]”."
+        "machines, 2 are held back: “node(s) didn't satisfy plugin(s) [MyCustomPlugin]”."
     )
 
 

@@ -109,7 +109,7 @@ def test_volcano_s_fit_errors_are_read_as_their_reasons() -> None:
     ) == (
         3,
         (
-            Reason(1, "resource fit failed", Obstacle.OTHER),
+            Reason(1, "node(s) resource fit failed", Obstacle.OTHER),
             Reason(3, f"Insufficient {GPU}", Obstacle.ROOM, GPU),
         ),
     )

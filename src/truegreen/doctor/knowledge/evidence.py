@@ -67,7 +67,8 @@ class Reason(Struct, frozen=True):
     """None for a message that counts no machines: the scheduler's whole reason, as written
     (`parse_scheduler_message`)."""
     text: str
-    """As the scheduler wrote it (`Insufficient nvidia.com/gpu`)."""
+    """As the scheduler wrote it after the count (`Insufficient nvidia.com/gpu`, `node(s) were
+    unschedulable`)."""
     obstacle: Obstacle
     detail: str = ""
     """The resource short of (ROOM) or the taint's key (TAINT; "" where the scheduler does not
@@ -143,7 +144,9 @@ _PHRASES: tuple[tuple[LazyPattern, Obstacle], ...] = (
     (LazyPattern(r"claim|device", re.IGNORECASE), Obstacle.DEVICES),
     (LazyPattern(r"free ports"), Obstacle.PORTS),
 )
-_COUNTED = LazyPattern(r"^(?P<count>\d+) (?:node\(s\) )?(?P<reason>.+)$")
+_COUNTED = LazyPattern(r"^(?P<count>\d+) (?P<reason>.+)$")
+"""A counted reason, its text whole after the count (`node(s) didn't satisfy plugin(s) [X]`):
+one doctor has no words for is quoted as the scheduler wrote it."""
 _HEAD = LazyPattern(
     r"^(?:0/(?P<machines>\d+) nodes are (?:un)?available|all nodes are unavailable): "
 )
