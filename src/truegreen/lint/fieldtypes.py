@@ -57,6 +57,12 @@ _WORDS: Final = {
 
 
 _SHOWN: Final = 40
+# The fields whose value a finding may quote: ports, seconds, thresholds and hostNetwork hold a
+# number or true/false, never a secret. Every other field's value may be one (an env value, an
+# argument after `--password`, an image, a path; a string where a list of env entries goes), and
+# lint's findings land in CI logs and code scanning, where no password belongs (docs/ci.md), so
+# for those the finding names the type alone.
+_QUOTED: Final = frozenset({Expected.INT32, Expected.INT64, Expected.PORT, Expected.BOOL})
 _INT32: Final = 2**31
 _INT64: Final = 2**63
 
@@ -70,9 +76,10 @@ class WrongType(Struct, frozen=True):
     expected: Expected
     container: str | None
     """The container the field belongs to (by its name), None for the pod spec's own fields."""
-    value: str = ""
-    """A scalar as JSON writes it (`8080`, `true`, `1.5`), at most 40 characters; "" for a list
-    or an object."""
+    value: str | None = None
+    """A scalar as JSON writes it (`8080`, `true`, `"80"`), at most 40 characters, in a field that
+    holds a number or true/false; None for a list, an object, or a field whose value may be a
+    secret."""
 
 
 # k8s.io/api core/v1 types.go, for the fields lint reads and the objects around them.
@@ -213,7 +220,8 @@ def _fields(
 def _wrong(path: str, value: object, expected: Expected, container: str | None) -> WrongType:
     found = json_type(value)
     assert found is not None  # null fits every field
-    shown = "" if found in (JsonType.ARRAY, JsonType.OBJECT) else json.dumps(value)[:_SHOWN]
+    scalar = found not in (JsonType.ARRAY, JsonType.OBJECT)
+    shown = json.dumps(value)[:_SHOWN] if scalar and expected in _QUOTED else None
     return WrongType(path, found, expected, container, shown)
 
 

@@ -8,6 +8,7 @@ struct field EnvVar.spec.template.spec.containers.env.value of type string`).
 """
 
 from collections.abc import Iterator
+from typing import Final
 
 from truegreen.lint.fieldtypes import JsonType, WrongType
 from truegreen.lint.probes import WorkloadModel
@@ -46,11 +47,20 @@ UNKNOWN_FIELD = Rule(
 )
 
 
+_TYPE_ONLY: Final = {
+    JsonType.STRING: "a string",
+    JsonType.NUMBER: "a number",
+    JsonType.BOOL: "a true/false value",
+    JsonType.ARRAY: "a list",
+    JsonType.OBJECT: "an object",
+}
+
+
 def _found(wrong: WrongType) -> str:
-    if wrong.found is JsonType.ARRAY:
-        return "a list"
-    if wrong.found is JsonType.OBJECT:
-        return "an object"
+    """What the field holds: its value where that is never a secret (fieldtypes.py), else only
+    its type, so an unquoted numeric password is named by its field and never printed."""
+    if wrong.value is None:
+        return _TYPE_ONLY[wrong.found]
     if wrong.found is JsonType.BOOL:
         return wrong.value
     return f"the {wrong.found} {wrong.value}"
@@ -80,7 +90,10 @@ WRONG_FIELD_TYPE = Rule(
         "the wrong type, so the change never reaches the cluster: an unquoted `value: 8080` "
         'in an env entry, a port written as `"80"`, `containers: 5`. A reader that takes any '
         "value would judge a pod the cluster never runs; lint reports the field instead, and "
-        "judges the rest of the object as far as it can be read."
+        "judges the rest of the object as far as it can be read. The finding quotes the value "
+        "only where Kubernetes takes a number or true/false (a port, seconds, a threshold, "
+        "hostNetwork); elsewhere (an env value, a word of command or args, an image) it names "
+        "the type alone, since the value may be a password."
     ),
     fix="Write the value as Kubernetes declares it: quote a number meant as a string "
     '(`value: "8080"`), write ports, thresholds and seconds as bare whole numbers, and lists '
