@@ -111,6 +111,40 @@ def test_sarif_schema_rejects_a_broken_log() -> None:
         jsonschema.validate(log, SARIF_SCHEMA)
 
 
+_SWITCHED_OFF = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations: {truegreen.io/disabled-by: "8080=METRICS_TOKEN"}
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        image: registry.example.com/web:1
+        ports: [{containerPort: 8080, name: http}]
+        readinessProbe: {httpGet: {port: http, path: /ready}}
+        env: [{name: METRICS_TOKEN, value: "tok-918273645021"}]
+"""
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif"])
+def test_a_setting_that_turns_a_server_off_is_named_never_its_value(
+    tmp_path: Path, output: str
+) -> None:
+    """Any non-empty value turns the server off, so the env var's name says all; its value may
+    be a token, and lint's output lands in CI logs and code scanning (docs/ci.md)."""
+    (tmp_path / "web.yaml").write_text(_SWITCHED_OFF)
+    result = run_cli("lint", str(tmp_path / "web.yaml"), "-o", output, "--no-color")
+    assert result.exit_code == 2, result.stdout
+    assert "probe-targets-disabled-server" in result.stdout
+    assert "918273645021" not in result.stdout + result.stderr
+    assert "its env sets METRICS_TOKEN, which turns that server off" in " ".join(
+        result.stdout.split()
+    )
+
+
 def test_text_groups_by_file_with_a_summary() -> None:
     result = run_cli("lint", str(INCIDENT), str(FIXED), "--no-color")
     lines = result.stdout.splitlines()

@@ -134,12 +134,12 @@ def test_disabled_server_messages() -> None:
     assert model is not None
     assert [(hit.message, dict(hit.values)) for _, hit in evaluate(model, Context())] == [
         (
-            "container app's readinessProbe targets port http, but OFF='1' turns that server off: "
-            "the pod never becomes Ready.",
+            "container app's readinessProbe targets port http, but its env sets OFF, which turns "
+            "that server off: the pod never becomes Ready.",
             {"setting": "OFF", "port": "http"},
         ),
         (
-            "container app declares port http, but OFF='1' turns that server off.",
+            "container app declares port http, but its env sets OFF, which turns that server off.",
             {"setting": "OFF", "port": "http"},
         ),
     ]
@@ -174,8 +174,8 @@ def test_only_the_port_a_setting_turns_off_is_dropped() -> None:
     assert _messages(obj) == [
         "readiness-missing: container app serves port 8080 (http) but has no readinessProbe: it "
         "counts as Ready as soon as it runs, so a rollout over a crash loop reports success.",
-        "probe-targets-disabled-server: container app declares port metrics, but OFF='1' turns "
-        "that server off.",
+        "probe-targets-disabled-server: container app declares port metrics, but its env sets "
+        "OFF, which turns that server off.",
     ]
 
 

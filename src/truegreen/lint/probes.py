@@ -422,11 +422,13 @@ def parse_intent(*annotation_maps: Mapping[str, Any]) -> Intent:
 
 
 class DisabledPort(Struct, frozen=True):
-    """A port whose server the container's own env turns off."""
+    """A port whose server the container's own env turns off.
+
+    Its value is not kept: any non-empty one turns the server off, so the name says all, and a
+    finding that printed it could print a secret (docs/ci.md)."""
 
     port: Port
     env_var: str
-    value: str
 
 
 def disabled_ports(container: ContainerModel, intent: Intent) -> tuple[DisabledPort, ...]:
@@ -436,9 +438,8 @@ def disabled_ports(container: ContainerModel, intent: Intent) -> tuple[DisabledP
     """
     found = []
     for server in intent.disabled_by:
-        value = container.env_value(server.env_var)
-        if value:
-            found.append(DisabledPort(server.port, server.env_var, value))
+        if container.env_value(server.env_var):
+            found.append(DisabledPort(server.port, server.env_var))
     return tuple(found)
 
 

@@ -57,13 +57,14 @@ def _number_unlisted(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
 def _disabled_server(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
     for container in workload.containers:
         for off in disabled_ports(container, workload.intent):
-            setting = f"{off.env_var}={off.value!r}"
+            # The env var by name only: its value may be a secret, and any non-empty one is off.
+            turned_off = f"its env sets {off.env_var}, which turns that server off"
             for probe in container.probes:
                 if same_port(container, probe.port, off.port):
                     yield RuleHit(
                         container.name,
                         f"container {container.name}'s {probe.kind} targets port {probe.port}, but "
-                        f"{setting} turns that server off: the pod never becomes Ready.",
+                        f"{turned_off}: the pod never becomes Ready.",
                         {"setting": off.env_var, "port": str(probe.port)},
                         probe=probe.kind,
                     )
@@ -72,7 +73,7 @@ def _disabled_server(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
                     yield RuleHit(
                         container.name,
                         f"container {container.name} declares port {port.name or port.number}, but "
-                        f"{setting} turns that server off.",
+                        f"{turned_off}.",
                         {"setting": off.env_var, "port": str(port.name or port.number)},
                     )
 
