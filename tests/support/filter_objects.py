@@ -203,11 +203,12 @@ def local_volume(
     storage_class: str = "local-storage",
     modes: tuple[str, ...] = ("ReadWriteOnce",),
     claim: str | None = None,
+    machine: str = "gpu-1",
 ) -> Obj:
     """A local PersistentVolume as the docs make one (website content/en/docs/concepts/
-    storage/volumes.md "local": capacity, Filesystem, a path, node affinity on one machine);
-    `claim` fills `claimRef` as the PV controller does when it binds one."""
-    term = {"matchExpressions": [{"key": HOSTNAME, "operator": "In", "values": ["gpu-1"]}]}
+    storage/volumes.md "local": capacity, Filesystem, a path, node affinity on one machine,
+    `machine`); `claim` fills `claimRef` as the PV controller does when it binds one."""
+    term = {"matchExpressions": [{"key": HOSTNAME, "operator": "In", "values": [machine]}]}
     volume: Obj = {
         "apiVersion": "v1",
         "kind": "PersistentVolume",

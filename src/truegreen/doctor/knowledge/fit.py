@@ -239,3 +239,16 @@ def matches_node_selector(terms: Sequence[Mapping[str, Any]], node: KubeObject) 
     corev1 `MatchNodeSelectorTerms`): a term matches when all of its expressions on labels and
     fields on `metadata.name` do; an empty term, or no term, matches none."""
     return any(_term_matches(term, node) for term in terms)
+
+
+def volume_reaches(volume: KubeObject, labels: Mapping[str, str]) -> bool:
+    """Whether a PersistentVolume's node affinity admits a machine of these labels
+    (component-helpers storage/volume `CheckNodeAffinity`: no `required` admits every machine;
+    it builds a machine of labels alone, so a term on `metadata.name` never matches)."""
+    required = o.mapping(
+        o.mapping(o.mapping(volume.get("spec")).get("nodeAffinity")).get("required")
+    )
+    if "nodeSelectorTerms" not in required:
+        return True
+    terms = [o.mapping(t) for t in o.sequence(required.get("nodeSelectorTerms"))]
+    return matches_node_selector(terms, {"metadata": {"labels": labels}})

@@ -11,9 +11,10 @@ volume.NotSupportedProvisioner` → not satisfied, "node(s) didn't find availabl
 volumes to bind"). Which volume matches a claim is component-helpers storage/volume
 pv_helpers.go `FindMatchingVolume`.
 
-The scheduler also checks each volume's node affinity against the machine it tries; here any
-volume that matches the claim is a candidate, on whatever machine it lives (which machines those
-are is not judged). Everything here is pure.
+The scheduler matches on the machine it tries, where a volume's node affinity must admit it
+(`CheckNodeAffinity`): given a machine's labels, so does this (the capacity check's
+VolumeBinding filter, per machine); without, any volume that matches the claim is a candidate,
+on whatever machine it lives (the storage check: is there one at all). Everything here is pure.
 """
 
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
+from truegreen.doctor.knowledge.fit import volume_reaches
 from truegreen.quantity import parse_quantity
 
 _BETA_CLASS: Final = "volume.beta.kubernetes.io/storage-class"
@@ -67,9 +69,14 @@ def _selected(claim_spec: Mapping[str, Any], volume: KubeObject) -> bool:
     return o.selector_matches(selector, o.labels_of(volume))
 
 
-def why_not(claim: KubeObject, volume: KubeObject) -> str:
-    """Why FindMatchingVolume (node affinity left out) would not give `volume` to `claim`, in
-    the order it looks; "" when it would. QuantityError on a size that is not a quantity."""
+_UNREACHED: Final = "node affinity does not admit the machine"
+
+
+def why_not(claim: KubeObject, volume: KubeObject, machine: Mapping[str, str] | None = None) -> str:
+    """Why FindMatchingVolume would not give `volume` to `claim`, in the order it looks; ""
+    when it would. `machine`: the labels of the machine tried, whose node affinity test comes
+    after the deletion (the volume made for the claim) or after the class (any other); None
+    leaves node affinity out. QuantityError on a size that is not a quantity."""
     spec, wanted = o.mapping(volume.get("spec")), o.mapping(claim.get("spec"))
     ref = o.mapping(spec.get("claimRef"))
     bound_here = _bound_to(volume, claim)
@@ -84,8 +91,10 @@ def why_not(claim: KubeObject, volume: KubeObject) -> str:
         return f"volumeMode {mode}"
     if o.mapping(volume.get("metadata")).get("deletionTimestamp"):
         return "being deleted"
+    reaches = machine is None or volume_reaches(volume, machine)
     if bound_here:
-        return ""  # made for this claim: whatever else it says, it is the one
+        # Made for this claim: whatever else it says, it is the one, where it reaches.
+        return "" if reaches else _UNREACHED
     if status != "Available":
         return status
     if not _selected(wanted, volume):
@@ -93,6 +102,8 @@ def why_not(claim: KubeObject, volume: KubeObject) -> str:
     kind = _volume_class(volume)
     if kind != str(wanted.get("storageClassName") or ""):
         return f"storageClassName {kind or '(none)'}"
+    if not reaches:
+        return _UNREACHED
     modes = [str(m) for m in o.sequence(spec.get("accessModes"))]
     lacking = [str(m) for m in o.sequence(wanted.get("accessModes")) if m not in modes]
     if lacking:
@@ -122,12 +133,17 @@ class Match(Struct, frozen=True):
     """(volume, why), by name: the volumes of the claim's class, and any made for it."""
 
 
-def free_volumes(claims: Sequence[KubeObject], volumes: Sequence[KubeObject]) -> list[Match]:
+def free_volumes(
+    claims: Sequence[KubeObject],
+    volumes: Sequence[KubeObject],
+    machine: Mapping[str, str] | None = None,
+) -> list[Match]:
     """The volume each claim would bind, as the scheduler matches a pod's claims: smallest
     claim first, each taking the smallest volume that fits, which no later claim is offered
     (binder.go `findMatchingVolumes`, `byPVCSize`; FindMatchingVolume's smallest match, or the
-    volume made for the claim). In the claims' order. QuantityError on a size that is not a
-    quantity."""
+    volume made for the claim, and none when that one does not reach the machine). `machine`:
+    the labels of the machine tried (None: node affinity left out). In the claims' order.
+    QuantityError on a size that is not a quantity."""
     taken: dict[str, str] = {}
     found: dict[str, Match] = {}
     for claim in sorted(claims, key=lambda c: _storage(_requests(o.mapping(c.get("spec"))))):
@@ -138,13 +154,16 @@ def free_volumes(claims: Sequence[KubeObject], volumes: Sequence[KubeObject]) ->
             made_for_it = _bound_to(volume, claim)
             if not made_for_it and _volume_class(volume) != _claim_class(claim):
                 continue
-            why = why_not(claim, volume) or (
+            why = why_not(claim, volume, machine) or (
                 f"taken by the claim {taken[o.name_of(volume)]}"
                 if o.name_of(volume) in taken
                 else ""
             )
             if why:
                 refused.append((o.name_of(volume), why))
+                if made_for_it and why == _UNREACHED:
+                    fits = []  # FindMatchingVolume returns no match at all
+                    break
             elif made_for_it:
                 fits = [volume]
                 break
