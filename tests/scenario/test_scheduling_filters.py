@@ -25,9 +25,12 @@ from tests.support.filter_objects import (
     claims_from_template,
     device_class,
     gpu_slice,
+    local_class,
+    local_volume,
     one_per_machine,
     ranks_job,
     running_pod,
+    waiting_claim,
     zonal_volume,
     zoned_node,
 )
@@ -472,7 +475,8 @@ def test_a_volume_no_machine_can_reach_leaves_no_machine(doctor: Doctor) -> None
 
 
 def test_a_claim_waiting_for_its_first_program_is_no_constraint_yet(doctor: Doctor) -> None:
-    """A WaitForFirstConsumer claim is bound where the first pod lands: nothing to read yet."""
+    """A WaitForFirstConsumer claim of a class that makes volumes anywhere is bound where the
+    first pod lands, to a volume made there: no volume to read yet."""
 
     def build(now: datetime) -> list[Obj]:
         claim = bound_claim("checkpoints", "", ("ReadWriteOnce",), storage_class="local-wffc")
@@ -498,6 +502,185 @@ def test_a_claim_waiting_for_its_first_program_is_no_constraint_yet(doctor: Doct
     paths = {r.path for r in doctor.server.requests()}
     assert not any("/persistentvolumes" in p for p in paths)
     assert "/api/v1/namespaces/train/persistentvolumeclaims/checkpoints" in paths, "precondition"
+
+
+# -- a claim waiting for its first program --------------------------------------------------------
+
+
+_ZONES = {"cpu-1": "zone-b", "gpu-1": "zone-a"}
+
+
+def _waiting_for_first(
+    now: datetime, storage_type: Obj, *volumes: Obj, annotations: dict[str, str] | None = None
+) -> list[Obj]:
+    """The healthy namespace, its GPU machine in zone a and cpu-1 in zone b, the claim
+    `scratch` of `storage_type` not bound yet, `volumes`, and a one-GPU job that mounts it."""
+    claim = waiting_claim("scratch", storage_type["metadata"]["name"], "500Gi")
+    claim["metadata"]["annotations"] = annotations or {}
+    job = ranks_job("ckpt", now, ranks=1, gpus=1, volumes=claim_volume("scratch"))
+    return [*_in_zones(now, _ZONES), storage_type, claim, *volumes, job]
+
+
+def _ebs_class(*zones: str) -> Obj:
+    """The EBS CSI driver's class that waits for the first pod, making volumes only in `zones`
+    when any are given (website content/en/docs/concepts/storage/storage-classes.md "Allowed
+    topologies")."""
+    storage_type: Obj = {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "ebs-b"},
+        "provisioner": "ebs.csi.aws.com",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
+    if zones:
+        term = {"matchLabelExpressions": [{"key": ZONE, "values": list(zones)}]}
+        storage_type["allowedTopologies"] = [term]
+    return storage_type
+
+
+def test_a_local_claim_keeps_the_job_where_a_free_volume_is(doctor: Doctor) -> None:
+    """The class makes no volumes and the one free volume that fits is local to cpu-1:
+    kube-scheduler's VolumeBinding refuses gpu-1 (binder.go `FindPodVolumes`:
+    `findMatchingVolumes` finds no volume whose node affinity admits it, and
+    `checkVolumeProvisions` refuses `kubernetes.io/no-provisioner`: "node(s) didn't find
+    available persistent volumes to bind"), and cpu-1 has no GPU. The pod would wait forever."""
+    doctor.load(
+        lambda now: _waiting_for_first(
+            now, local_class(), local_volume("local-cpu", machine="cpu-1")
+        )
+    )
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can't start: 1 machine "
+        "can't reach free storage made in advance for its volume 'scratch', and best machine "
+        "cpu-1 is 1 nvidia.com/gpu short."
+    )
+    assert found["remedy"] == (
+        "Run the training job where free storage of type 'local-storage' fits its volume "
+        "'scratch' (cpu-1), or ask your cluster admin for such storage on the machines it can "
+        "use."
+    )
+    assert (
+        "PersistentVolumeClaim scratch: not bound, storageclass local-storage (provisioner "
+        "kubernetes.io/no-provisioner, WaitForFirstConsumer): no Available PersistentVolume "
+        "that fits it has a node affinity admitting gpu-1 (volumebinding: node(s) didn't find "
+        "available persistent volumes to bind)" in found["details"]
+    )
+    assert result.exit_code == 2
+
+
+def test_a_local_claim_with_a_free_volume_on_the_gpu_machine_fits(doctor: Doctor) -> None:
+    """The free volume that fits is local to gpu-1 (a smaller one there does not fit, and one
+    of cpu-1 does not reach it): the job fits there."""
+    doctor.load(
+        lambda now: _waiting_for_first(
+            now,
+            local_class(),
+            local_volume("local-small", "100Gi"),
+            local_volume("local-cpu", machine="cpu-1"),
+            local_volume("local-gpu"),
+        )
+    )
+    result = doctor.live("-o", "json")
+    assert _only(result.json())["code"] == "capacity.fits"
+    assert result.exit_code == 0
+
+
+def test_a_class_that_makes_volumes_in_one_zone_keeps_the_job_there(doctor: Doctor) -> None:
+    """The class makes volumes only in zone b (`checkVolumeProvisions`:
+    `MatchTopologySelectorTerms(class.AllowedTopologies, node labels)`), the GPU machine is in
+    zone a, and no volume made in advance fits the claim: gpu-1 is refused."""
+    doctor.load(lambda now: _waiting_for_first(now, _ebs_class("zone-b")))
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can't start: 1 machine "
+        "can't have its volume 'scratch' made there (its storage type makes volumes only in "
+        "zone zone-b), and best machine cpu-1 is 1 nvidia.com/gpu short."
+    )
+    assert found["remedy"] == (
+        "Run the training job in zone zone-b, where its volume 'scratch' can be made (cpu-1), "
+        "or give the volume 'scratch' a storage type that makes volumes where the job can run."
+    )
+    assert "/api/v1/persistentvolumes" in {r.path for r in doctor.server.requests()}
+    assert result.exit_code == 2
+
+
+def test_a_free_volume_of_the_class_lets_the_job_outside_its_zones(doctor: Doctor) -> None:
+    """A free volume of the class made in advance in zone a fits the claim: the scheduler
+    binds it before it asks the class for one (`findMatchingVolumes` first), so gpu-1 fits."""
+
+    def build(now: datetime) -> list[Obj]:
+        volume = local_volume("made-a", storage_class="ebs-b")
+        volume["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"] = [
+            {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["zone-a"]}]}
+        ]
+        return _waiting_for_first(now, _ebs_class("zone-b"), volume)
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert _only(result.json())["code"] == "capacity.fits"
+    assert result.exit_code == 0
+
+
+def test_a_claim_whose_volume_is_being_made_for_another_machine_keeps_the_job_there(
+    doctor: Doctor,
+) -> None:
+    """The scheduler already asked for the claim's volume on cpu-1 (annotation
+    `volume.kubernetes.io/selected-node`): `FindPodVolumes` refuses every other machine."""
+    doctor.load(
+        lambda now: _waiting_for_first(
+            now,
+            _ebs_class(),
+            annotations={"volume.kubernetes.io/selected-node": "cpu-1"},
+        )
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can't start: 1 machine "
+        "can't use its volume 'scratch', which is being made for cpu-1, and best machine "
+        "cpu-1 is 1 nvidia.com/gpu short."
+    )
+    assert result.exit_code == 2
+
+
+def test_volumes_that_cannot_be_listed_leave_a_local_claim_s_machines_unknown(
+    doctor: Doctor,
+) -> None:
+    """Which machines a free volume reaches needs the list of volumes: not read, the rule is
+    unknown, never a fit."""
+    doctor.load(lambda now: _waiting_for_first(now, local_class(), local_volume("local-gpu")))
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/persistentvolumes$", method="GET")
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["basis"], found["code"]) == (
+        "unknown",
+        "cant-check",
+        "capacity.cant-read",
+    )
+    assert found["remedy"].endswith(" auth can-i list persistentvolumes` answers yes once you may.")
+    assert result.exit_code == 3
+
+
+def test_a_storage_type_that_cannot_be_read_leaves_a_waiting_claim_s_machines_unknown(
+    doctor: Doctor,
+) -> None:
+    """Whether the claim waits for its first program, and where its volume can be made, is its
+    class's to say: not read, the rule is unknown, never a fit."""
+    doctor.load(lambda now: _waiting_for_first(now, _ebs_class("zone-b")))
+    doctor.server.inject(
+        Fault.FORBIDDEN, r"^/apis/storage.k8s.io/v1/storageclasses/ebs-b$", method="GET"
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["code"]) == ("unknown", "capacity.cant-read")
+    assert found["remedy"].endswith(" auth can-i get storageclasses` answers yes once you may.")
+    assert result.exit_code == 3
 
 
 def test_a_bound_volume_that_is_gone_refuses_every_machine(doctor: Doctor) -> None:

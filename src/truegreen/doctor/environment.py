@@ -240,8 +240,9 @@ class Environment(Struct, frozen=True):
     volumes: Mapping[str, GetRead] = field(default_factory=dict)
     """The PersistentVolumes the judged job's bound claims are bound to, by name."""
     made_volumes: ListRead | None = None
-    """Every PersistentVolume of the cluster, listed only while a claim waits for a volume
-    made in advance (its class makes none: doctor/knowledge/made_volumes.py); None when not
+    """Every PersistentVolume of the cluster, listed only while a claim not bound yet may need
+    a volume made in advance (its class makes none, or makes them only where its
+    `allowedTopologies` say: doctor/reads/gather.py `free_volumes_matter`); None when not
     listed."""
     csi_drivers: Mapping[str, GetRead] = field(default_factory=dict)
     """The CSIDrivers of those volumes that could keep the job on one machine, by name

@@ -67,7 +67,11 @@ from truegreen.doctor.knowledge.image_presence import (
     wanted_lookups,
 )
 from truegreen.doctor.knowledge.kueue_kinds import GROUP, KueueKinds, kinds_served
-from truegreen.doctor.knowledge.no_provisioner import awaits_made_volume
+from truegreen.doctor.knowledge.no_provisioner import (
+    awaits_made_volume,
+    limits_places,
+    waits_for_first_pod,
+)
 from truegreen.doctor.knowledge.reports import pod_state, settled
 from truegreen.doctor.knowledge.scheduler_name import RUNNING_PODS, schedulers_named
 from truegreen.doctor.knowledge.training import (
@@ -1057,19 +1061,25 @@ def _waiting_storage_types(claims: Mapping[str, GetRead]) -> list[str]:
     ]
 
 
-def waiting_for_made_volumes(
+def free_volumes_matter(
     claims: Mapping[str, GetRead], storage_types: Mapping[str, GetRead]
 ) -> bool:
     """Whether a claim not bound yet names a class that waits for the first pod and makes no
-    volume (knowledge/no_provisioner.py): only a volume made in advance can bind it, so the
-    cluster's volumes are listed. Nothing else needs that list, which a large cluster makes
-    long."""
+    volume (knowledge/no_provisioner.py), or makes volumes only where its `allowedTopologies`
+    say: only a volume made in advance can bind it (there, on a machine outside those places),
+    so the cluster's volumes are listed (volumebinding/binder.go `FindPodVolumes` looks for one
+    before it asks the class to make one). Nothing else needs that list, which a large cluster
+    makes long."""
     for read in claims.values():
         if not isinstance(read, Got):
             continue
         named = o.mapping(read.obj.get("spec")).get("storageClassName")
         type_read = storage_types.get(str(named)) if named else None
-        if isinstance(type_read, Got) and awaits_made_volume(read.obj, type_read.obj):
+        if not isinstance(type_read, Got):
+            continue
+        if awaits_made_volume(read.obj, type_read.obj) or (
+            waits_for_first_pod(read.obj, type_read.obj) and limits_places(type_read.obj)
+        ):
             return True
     return False
 
@@ -1097,8 +1107,9 @@ class _FilterReads(Struct, frozen=True):
     drivers: dict[str, GetRead]
     devices: DeviceReads | None
     made_volumes: ListRead | None
-    """Every volume, listed only while a claim waits for one made in advance: the volumes
-    VolumeBinding's FindMatchingVolume picks from, which the storage check judges."""
+    """Every volume, listed only while a claim not bound yet may need one made in advance
+    (`free_volumes_matter`): the volumes VolumeBinding's FindMatchingVolume picks from, which
+    the storage check and the capacity check's VolumeBinding filter judge."""
 
 
 def _filter_reads(
@@ -1112,10 +1123,10 @@ def _filter_reads(
 ) -> Callable[[], "_FilterReads"]:
     """The reads of the scheduler's filters for the judged job's pod specs, sent now: the
     volumes its bound claims are bound to (then the CSIDrivers of those a driver could keep on
-    one machine, and, once the storage types are in, every volume while any claim waits for
-    one made in advance), and the device objects when its pods claim devices (discovery says whether
-    the cluster serves them; after a failed discovery, they are tried). Their answers, once
-    they are in."""
+    one machine, and, once the storage types are in, every volume while any claim not bound
+    yet may need one made in advance), and the device objects when its pods claim devices
+    (discovery says whether the cluster serves them; after a failed discovery, they are
+    tried). Their answers, once they are in."""
     asked = {
         n: schedule.submit(partial(reader.get, Kind.PERSISTENT_VOLUME, n, namespace=None))
         for n in bound_volumes(specs, claims)
@@ -1131,7 +1142,7 @@ def _filter_reads(
         }
         made = (
             schedule.submit(partial(reader.list, Kind.PERSISTENT_VOLUME, namespace=None))
-            if waiting_for_made_volumes(claims, results(storage_types))
+            if free_volumes_matter(claims, results(storage_types))
             else None
         )
         return _FilterReads(

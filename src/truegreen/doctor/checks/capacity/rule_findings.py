@@ -59,6 +59,8 @@ def job_rules(
         pods=env.pods,
         claims=env.claims,
         volumes=env.volumes,
+        storage_types=env.storage_types,
+        made_volumes=env.made_volumes,
         drivers=env.csi_drivers,
         devices=env.devices,
         kubectl=env.settings.kubectl,
@@ -99,7 +101,9 @@ def with_devices(
 def unchecked(env: Environment, rules: Rules) -> list[Finding]:
     """One unknown finding per rule doctor could not evaluate and per read a rule needed."""
     found = [
-        SAY.cant_check(env, failed.kind, failed.cant, everywhere=failed.everywhere)
+        SAY.cant_check(
+            env, failed.kind, failed.cant, everywhere=failed.everywhere, listed=failed.listed
+        )
         for failed in rules.failed
     ]
     for rule in rules.unchecked:

@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, GetRead, Got, Kind, KubeObject
+from truegreen.cluster import CantRead, GetRead, Got, Kind, KubeObject, ListRead
 from truegreen.doctor.checks.capacity.filters.framework import (
     FailedRead,
     Found,
@@ -178,6 +178,11 @@ class Cycle(Struct, frozen=True):
     kubectl: Kubectl
     own: frozenset[str] = frozenset()
     """The judged job's pods already placed while it waits for the rest of its pods."""
+    storage_types: Mapping[str, GetRead] = field(default_factory=dict)
+    """The StorageClasses of the claims not bound yet, by name."""
+    made_volumes: ListRead | None = None
+    """Every PersistentVolume, listed only while a claim not bound yet may bind one (doctor/
+    reads/gather.py `free_volumes_matter`); None when not listed."""
 
     def values(self, key: str) -> dict[str, str]:
         """(machine → its value of `key`) for the machines that have the key."""

@@ -68,6 +68,8 @@ class FailedRead(Struct, frozen=True):
     cant: CantRead
     everywhere: bool = False
     """The read covered every namespace."""
+    listed: bool = False
+    """A kind mostly got by name was listed whole (every PersistentVolume)."""
 
 
 class DeviceRoom(Struct, frozen=True):

@@ -8,6 +8,7 @@ doctor does not understand, pods of other namespaces it would need); none is pas
 """
 
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from msgspec import Struct
@@ -60,6 +61,9 @@ class Rules(Struct, frozen=True):
         return dict(self.todos).get(words, "")
 
 
+_NOT_READ: Mapping[str, GetRead] = MappingProxyType({})
+
+
 def scheduling_rules(
     sets: Sequence[JobPodSet],
     *,
@@ -73,11 +77,14 @@ def scheduling_rules(
     devices: DeviceReads | None,
     kubectl: Kubectl,
     own_pods: frozenset[str] = frozenset(),
+    storage_types: Mapping[str, GetRead] = _NOT_READ,
+    made_volumes: ListRead | None = None,
 ) -> Rules:
     """The constraints the scheduler's filters put on placing `sets` (the judged job's pods
     still to place) in `namespace`, from the machines, the namespace's pods, the claims and
     their volumes and those volumes' CSI drivers, and the device objects; `own_pods`: the
-    judged job's pods already placed while it waits for the rest."""
+    judged job's pods already placed while it waits for the rest; `storage_types` and
+    `made_volumes`: the classes of the claims not bound yet and every volume, where read."""
     placed = (
         tuple(placed_pod(p) for p in pods.items if o.node_name(p) and not o.is_terminated(p))
         if not isinstance(pods, CantRead)
@@ -96,6 +103,8 @@ def scheduling_rules(
         devices,
         kubectl,
         own_pods,
+        storage_types,
+        made_volumes,
     )
     found = Found()
     if isinstance(pods, CantRead):
