@@ -1400,6 +1400,31 @@ def test_init_container_ports_are_not_held() -> None:
         _rules([_set(**_ports({"containerPort": 80, "hostPort": 80}))], pods=[held]).exclusions
         == ()
     )
+    assert _rules([_set(**spec)]).rules_of("worker") == ()
+
+
+def test_sidecar_ports_are_held_by_the_pods_placed_and_asked_by_the_job() -> None:
+    """kubernetes PR #132040 (1.34, backported to 1.33): NodePorts counts the host ports of
+    init containers with restartPolicy Always, which run as long as the pod."""
+    port = {"containerPort": 9400, "hostPort": 9400}
+    sidecar: Obj = {
+        "initContainers": [{"name": "metrics", "restartPolicy": "Always", "ports": [port]}]
+    }
+    held = _pod("exporter", "a", **sidecar)
+    wanted = _rules([_set(**_ports(port))], pods=[held])
+    assert [e.machines for e in wanted.exclusions] == [("a",)]
+    asked = _rules([_set(**sidecar)], pods=[_pod("old", "b", **_ports(port))])
+    assert [e.machines for e in asked.exclusions] == [("b",)]
+    assert [r.words for r in _rules([_set(**sidecar)]).rules_of("worker")] == [
+        "may not share a machine with another of its programs (each holds port 9400/TCP)"
+    ]
+    on_host: Obj = {
+        "hostNetwork": True,
+        "initContainers": [
+            {"name": "m", "restartPolicy": "Always", "ports": [{"containerPort": 9400}]}
+        ],
+    }
+    assert [e.machines for e in _rules([_set(**on_host)], pods=[held]).exclusions] == [("a",)]
 
 
 def test_the_jobs_own_pods_that_need_one_port_never_share_a_machine() -> None:

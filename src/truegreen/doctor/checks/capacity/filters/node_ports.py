@@ -5,11 +5,14 @@ share a machine.
 
 A conflict is framework.HostPortInfo's `CheckConflict` (pkg/scheduler/framework/types.go): the
 same port and protocol, and the same address or either one binding every address (an empty
-`hostIP` is 0.0.0.0, an empty protocol TCP). The ports come from the regular containers only
-(`getContainerPorts`), a `hostPort` of 0 holds nothing, and under `hostNetwork` the API server
-sets each port's `hostPort` to its `containerPort` when none is given
-(pkg/apis/core/v1/defaults.go `defaultHostNetworkPorts`), which a job's template has not been
-through yet.
+`hostIP` is 0.0.0.0, an empty protocol TCP). The ports come from the regular containers and the
+sidecars (init containers with `restartPolicy: Always`), for the incoming pod and the pods
+already placed alike: kubernetes PR #132040 (1.34, backported to 1.33) made `getContainerPorts`
+and NodeInfo's used ports count the sidecars, which run as long as the pod; a plain init
+container has ended before the pod runs and holds nothing. A `hostPort` of 0 holds nothing, and
+under `hostNetwork` the API server sets each port's `hostPort` to its `containerPort` when none
+is given, init containers' too (pkg/apis/core/v1/defaults.go `SetDefaults_PodSpec`,
+`defaultHostNetworkPorts`), which a job's template has not been through yet.
 
 The ports held are those of the namespace's pods on a machine (terminating ones too: they hold
 their ports until they are gone). Pods of other namespaces are not read; once the job's pods
@@ -44,10 +47,12 @@ class HostPort(Struct, frozen=True):
 
 
 def host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
-    """The ports a pod spec holds on its machine, each once."""
+    """The ports a pod spec holds on its machine, each once: its regular containers' and its
+    sidecars'."""
     host_network = spec.get("hostNetwork") is True
     held: list[HostPort] = []
-    for container in o.containers(spec):
+    sidecars = [c for c in o.init_containers(spec) if o.is_sidecar(c)]
+    for container in [*o.containers(spec), *sidecars]:
         for port in (o.mapping(p) for p in o.sequence(container.get("ports"))):
             number = o.integer(port.get("hostPort"))
             if not number and host_network:
