@@ -210,6 +210,77 @@ def test_a_running_program_that_keeps_others_away_takes_its_machine(doctor: Doct
     assert result.exit_code == 2
 
 
+def test_another_space_s_program_that_keeps_others_away_takes_its_machine(
+    doctor: Doctor,
+) -> None:
+    """A pod of another namespace keeps every Job's pods off its machine, whatever their
+    namespace (`namespaceSelector: {}`): the scheduler counts every namespace's pods'
+    anti-affinity (interpodaffinity/filtering.go `existingAntiAffinityCounts` over every
+    NodeInfo); it runs on the only GPU machine."""
+    keeps_away = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {
+                        "matchExpressions": [{"key": "job-name", "operator": "Exists"}]
+                    },
+                    "namespaceSelector": {},
+                    "topologyKey": HOSTNAME,
+                }
+            ]
+        }
+    }
+    doctor.load(
+        lambda now: [
+            *healthy(now),
+            running_pod("exclusive-0", "gpu-1", now, namespace="batch", affinity=keeps_away),
+            ranks_job("solo", now, ranks=1, gpus=1),
+        ]
+    )
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"].endswith(
+        "can't start: 1 machine running a program that won't share its place with the job's "
+        "programs, and best machine cpu-1 is 1 nvidia.com/gpu short."
+    )
+    assert (
+        "worker: the required pod anti-affinity of batch/exclusive-0 matches it: gpu-1 refused"
+        in found["details"]
+    )
+    assert result.exit_code == 2
+
+
+def test_a_port_another_space_s_program_holds_takes_its_machine(doctor: Doctor) -> None:
+    """A node exporter of another namespace runs on the host's network on the only GPU
+    machine, its port 9100 stored with hostPort 9100 (pkg/apis/core/v1/defaults.go
+    `defaultHostNetworkPorts`); the job runs on the host's network too (as RDMA jobs do) with
+    a metrics port 9100: NodePorts counts every namespace's pods' ports (NodeInfo.UsedPorts)."""
+    metrics = [{"containerPort": 9100, "hostPort": 9100, "protocol": "TCP"}]
+
+    def objects(now: datetime) -> list[Obj]:
+        exporter = running_pod("node-exporter-0", "gpu-1", now, namespace="monitoring")
+        exporter["spec"]["hostNetwork"] = True
+        exporter["spec"]["containers"][0]["ports"] = metrics
+        job = ranks_job("solo", now, ranks=1, gpus=1, hostNetwork=True)
+        job["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": 9100}]
+        return [*healthy(now), exporter, job]
+
+    doctor.load(objects)
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"].endswith(
+        "can't start: 1 machine already running a program that holds a port it needs "
+        "(9100/TCP), and best machine cpu-1 is 1 nvidia.com/gpu short."
+    )
+    assert (
+        "NodePorts: worker asks for hostPort 9100/TCP; held on gpu-1 by "
+        "monitoring/node-exporter-0" in found["details"]
+    )
+    assert result.exit_code == 2
+
+
 def test_a_rule_over_other_spaces_programs_is_unknown(doctor: Doctor) -> None:
     """An anti-affinity term over every namespace (`namespaceSelector: {}`) needs the pods of
     other namespaces, which doctor does not read: unknown, naming the rule, never ready."""

@@ -80,6 +80,65 @@ def test_pods_are_summed_per_machine_and_only_this_namespace_is_kept() -> None:
     assert usage.invalid == ""
 
 
+def test_pods_of_every_namespace_with_a_host_port_or_anti_affinity_are_kept_for_the_filters() -> (
+    None
+):
+    """NodePorts and InterPodAffinity read every namespace's pods on a machine (NodeInfo's used
+    ports, existingAntiAffinityCounts): the fold keeps what they read of those that have any."""
+    port = _pod("exporter", "monitoring", "m1", "100m")
+    port.spec.containers[0].ports = msgspec.Raw(b'[{"containerPort":9100,"hostPort":9100}]')
+    anti = msgspec.json.decode(
+        msgspec.json.encode(
+            {
+                "metadata": {"name": "db-0", "namespace": "data", "labels": {"app": "db"}},
+                "spec": {
+                    "nodeName": "m2",
+                    "priority": 5,
+                    "affinity": {
+                        "nodeAffinity": {"x": 1},
+                        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": []},
+                    },
+                    "containers": [{"name": "c", "ports": [{"containerPort": 5432}]}],
+                },
+                "status": {"phase": "Running"},
+            }
+        ),
+        type=PodView,
+    )
+    plain = _pod("web", "other", "m1", "100m")
+    plain.spec.containers[0].ports = msgspec.Raw(b'[{"containerPort":8080}]')
+    unplaced = _pod("waiting", "monitoring", None, "100m")
+    unplaced.spec.containers[0].ports = port.spec.containers[0].ports
+    usage = _fold(port, anti, plain, unplaced)
+    assert usage.rule_pods == [
+        {
+            "kind": "Pod",
+            "apiVersion": "v1",
+            "metadata": {"name": "exporter", "namespace": "monitoring", "labels": {"a": "b"}},
+            "spec": {
+                "nodeName": "m1",
+                "containers": [{"name": "c", "ports": [{"containerPort": 9100, "hostPort": 9100}]}],
+            },
+        },
+        {
+            "kind": "Pod",
+            "apiVersion": "v1",
+            "metadata": {"name": "db-0", "namespace": "data", "labels": {"app": "db"}},
+            "spec": {
+                "nodeName": "m2",
+                "priority": 5,
+                "containers": [{"name": "c", "ports": [{"containerPort": 5432}]}],
+                "affinity": {
+                    "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": []}
+                },
+            },
+        },
+    ]
+    old = cluster_usage(Folded({"machines": {}}))
+    assert isinstance(old, ClusterUsage)
+    assert old.rule_pods is None  # an older snapshot's: the filters say what was not read
+
+
 def test_the_first_invalid_amount_is_kept_and_its_pod_not_summed() -> None:
     usage = _fold(
         _pod("a", "other", "m1", "lots"),

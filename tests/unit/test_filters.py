@@ -50,10 +50,16 @@ def _nodes() -> list[Obj]:
     return [_node("a", {ZONE: "z1"}), _node("b", {ZONE: "z1"}), _node("c", {ZONE: "z2"})]
 
 
-def _pod(name: str, machine: str, labels: Mapping[str, str] | None = None, **spec: Any) -> Obj:
+def _pod(
+    name: str,
+    machine: str,
+    labels: Mapping[str, str] | None = None,
+    namespace: str = NS,
+    **spec: Any,
+) -> Obj:
     return {
         "kind": "Pod",
-        "metadata": {"name": name, "namespace": NS, "labels": dict(labels or {})},
+        "metadata": {"name": name, "namespace": namespace, "labels": dict(labels or {})},
         "spec": {"nodeName": machine, **spec},
         "status": {"phase": "Running"},
     }
@@ -72,6 +78,7 @@ def _rules(
     volumes: Mapping[str, GetRead] | None = None,
     drivers: Mapping[str, GetRead] | None = None,
     namespace_labels: Mapping[str, str] | None = None,
+    rule_pods: Sequence[Obj] | None = (),
 ) -> Rules:
     rules = scheduling_rules(
         sets,
@@ -84,6 +91,7 @@ def _rules(
         drivers=drivers or {},
         devices=None,
         kubectl=Kubectl(),
+        rule_pods=rule_pods,
     )
     _assert_plain(rules)
     return rules
@@ -361,6 +369,38 @@ def test_a_running_pod_keeps_matching_pods_off_its_domain() -> None:
             "worker: the required pod anti-affinity of keeper matches it: a, b refused",
         ),
     )
+
+
+def test_another_namespace_s_running_pod_keeps_the_pods_its_term_covers_off_its_domain() -> None:
+    """existingAntiAffinityCounts takes every namespace's pods' required anti-affinity; a term
+    covers the job's namespace by `namespaces`, by `namespaceSelector` ({} is every one), never
+    by default (the pod's own namespace)."""
+
+    def refused(term: Obj) -> tuple[str, ...]:
+        pod = _pod("db-0", "a", namespace="data", affinity=_anti(term))
+        return tuple(m for e in _rules([_set()], rule_pods=[pod]).exclusions for m in e.machines)
+
+    assert refused({**_term(), "namespaceSelector": {}}) == ("a",)
+    assert refused({**_term(), "namespaces": [NS]}) == ("a",)
+    assert refused({**_term(), "namespaceSelector": {"matchLabels": {"team": "ml"}}}) == ("a",)
+    assert refused(_term()) == ()
+    assert refused({**_term(), "namespaceSelector": {"matchLabels": {"team": "web"}}}) == ()
+    # `{}` selects every namespace whether or not this one's labels were read.
+    pod = _pod("db-0", "a", namespace="data", affinity=_anti({**_term(), "namespaceSelector": {}}))
+    unread = scheduling_rules(
+        [_set()],
+        namespace=NS,
+        namespace_labels=None,
+        nodes=_nodes(),
+        pods=Listed(()),
+        claims={},
+        volumes={},
+        drivers={},
+        devices=None,
+        kubectl=Kubectl(),
+        rule_pods=[pod],
+    )
+    assert ([e.machines for e in unread.exclusions], unread.unchecked) == ([("a",)], ())
 
 
 def test_a_running_pod_s_term_that_does_not_match_takes_nothing() -> None:
@@ -1425,6 +1465,28 @@ def test_sidecar_ports_are_held_by_the_pods_placed_and_asked_by_the_job() -> Non
         ],
     }
     assert [e.machines for e in _rules([_set(**on_host)], pods=[held]).exclusions] == [("a",)]
+
+
+def test_other_namespaces_pods_hold_their_ports_too() -> None:
+    """NodeInfo.UsedPorts sums every pod on the machine, of any namespace."""
+    port = {"containerPort": 9100, "hostPort": 9100}
+    exporter = _pod("exporter", "b", namespace="monitoring", **_ports(port))
+    rules = _rules([_set(**_ports(port))], rule_pods=[exporter])
+    assert [(e.machines, e.detail) for e in rules.exclusions] == [
+        (("b",), "NodePorts: worker asks for hostPort 9100/TCP; held on b by monitoring/exporter")
+    ]
+    # The namespace's own pods come from its list, not twice from the fold's.
+    mine = _pod("old", "a", **_ports(port))
+    assert [e.machines for e in _rules([_set(**_ports(port))], rule_pods=[mine]).exclusions] == []
+
+
+def test_ports_asked_where_other_namespaces_were_not_read_are_unchecked() -> None:
+    port = {"containerPort": 9100, "hostPort": 9100}
+    rules = _rules([_set(**_ports(port))], rule_pods=None)
+    assert [u.rule for u in rules.unchecked] == [
+        "the rule that two programs may not hold one port on a machine",
+        "the rules of running programs about what may run beside them",
+    ]
 
 
 def test_the_jobs_own_pods_that_need_one_port_never_share_a_machine() -> None:

@@ -23,16 +23,27 @@ def _pod(
     phase: str,
     priority: int | None = None,
     nominated: str | None = None,
+    rules: str | None = None,
 ) -> PodView:
     requests: dict[str, Any] = {"cpu": cpu}
     if gpu:
         requests["nvidia.com/gpu"] = str(gpu)
+    container: dict[str, Any] = {"name": "c", "resources": {"requests": requests}}
+    spec: dict[str, Any] = {}
+    if rules == "port":
+        container["ports"] = [{"containerPort": 9100, "hostPort": 9100}]
+    elif rules == "anti":
+        term = {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "h"}
+        spec["affinity"] = {
+            "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+        }
     obj = {
         "metadata": {"name": name, "namespace": namespace},
         "spec": {
             **({"nodeName": machine} if machine else {}),
             **({"priority": priority} if priority is not None else {}),
-            "containers": [{"name": "c", "resources": {"requests": requests}}],
+            "containers": [container],
+            **spec,
         },
         "status": {"phase": phase, **({"nominatedNodeName": nominated} if nominated else {})},
     }
@@ -50,6 +61,8 @@ pods = st.builds(
     # Pods of several priorities, and pods not bound yet that the scheduler nominated.
     priority=st.sampled_from([None, 0, -5, 1000]),
     nominated=st.sampled_from([None, None, "m1", "m3"]),
+    # Pods that hold a host port or carry required anti-affinity: kept for the filters.
+    rules=st.sampled_from([None, None, "port", "anti"]),
 )
 steps = st.lists(st.tuples(st.booleans(), pods), max_size=40)
 
@@ -118,7 +131,13 @@ def test_a_machine_whose_last_pod_left_is_gone_from_the_sums() -> None:
     running.put(("other", "a"), None)
     assert running.summary()["machines"] == {"m1": {"pods": 1, "requested": {"cpu": 2000}}}
     running.put(("other", "b"), _pod("b", "other", "m1", "2", 0, "Succeeded"))
-    assert running.summary() == {"machines": {}, "pods_here": [], "invalid": "", "holders": {}}
+    assert running.summary() == {
+        "machines": {},
+        "pods_here": [],
+        "invalid": "",
+        "holders": {},
+        "rule_pods": [],
+    }
 
 
 def test_a_pod_whose_share_stayed_the_same_changes_nothing() -> None:

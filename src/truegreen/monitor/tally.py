@@ -27,6 +27,7 @@ from truegreen.doctor.knowledge.usage import (
     pod_whole,
     request_shape,
     requests_of,
+    rules_part,
 )
 from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
@@ -44,6 +45,8 @@ class _Share(Struct, frozen=True):
     priority: int = 0
     nominated: str | None = None
     """The machine a pod not bound yet is nominated for (its amounts are promised there)."""
+    rules: dict[str, Any] | None = None
+    """Its host ports and required pod anti-affinity, when it is on a machine and has either."""
 
 
 class _Sums:
@@ -98,6 +101,7 @@ class RunningCapacity:
         self._on_machine: dict[str, dict[ObjectKey, _Share]] = {}
         """Each machine's holding pods, from which its largest holders are picked."""
         self._here: dict[ObjectKey, dict[str, Any]] = {}
+        self._rule_pods: dict[ObjectKey, dict[str, Any]] = {}
         self._invalid: dict[ObjectKey, str] = {}
         self._shapes: dict[bytes, Resources | str] = {}
 
@@ -114,6 +118,7 @@ class RunningCapacity:
                 other._nominated,
             )
             self._here, self._invalid = other._here, other._invalid
+            self._rule_pods = other._rule_pods
             self._on_machine = other._on_machine
 
     def replace(self, items: Iterable[tuple[ObjectKey, Any]]) -> None:
@@ -142,6 +147,7 @@ class RunningCapacity:
     def _share(self, pod: PodView | CheckedPodView) -> _Share:
         kept = self.namespaces is None or pod.metadata.namespace in self.namespaces
         here = pod_whole(pod) if kept else None
+        rules = rules_part(pod)
         machine = pod.spec.node_name or None
         nominated = None if machine else pod.status.nominated_node_name or None
         if machine is None and nominated is None:
@@ -157,15 +163,18 @@ class RunningCapacity:
                 self._shapes.clear()
             self._shapes[shape] = requests
         if isinstance(requests, str):
-            return _Share(None, (), here, requests)
+            return _Share(None, (), here, requests, rules=rules)
         priority = pod.spec.priority or 0
         if machine is None:
             return _Share(None, requests.amounts, here, "", None, priority, nominated)
-        return _Share(machine, requests.amounts, here, "", holder_of(pod, requests), priority)
+        holder = holder_of(pod, requests)
+        return _Share(machine, requests.amounts, here, "", holder, priority, rules=rules)
 
     def _give(self, key: ObjectKey, share: _Share) -> None:
         if share.here is not None:
             self._here[key] = share.here
+        if share.rules is not None:
+            self._rule_pods[key] = share.rules
         if share.invalid:
             self._invalid[key] = share.invalid
         if share.nominated is not None:
@@ -179,6 +188,7 @@ class RunningCapacity:
 
     def _take(self, key: ObjectKey, share: _Share) -> None:
         self._here.pop(key, None)
+        self._rule_pods.pop(key, None)
         self._invalid.pop(key, None)
         if share.nominated is not None:
             _take_from(self._nominated, share.nominated, share)
@@ -204,6 +214,7 @@ class RunningCapacity:
                 [self._here[key] for key in sorted(self._here)],
                 self._invalid[min(self._invalid)] if self._invalid else "",
                 {m: self._largest_holders(m) for m in sorted(self._on_machine)},
+                [self._rule_pods[key] for key in sorted(self._rule_pods)],
             )
         result: dict[str, Any] = msgspec.to_builtins(usage)
         return result

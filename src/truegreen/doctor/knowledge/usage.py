@@ -50,6 +50,7 @@ class _Container(msgspec.Struct, omit_defaults=True, rename="camel"):
     name: str | None = None
     resources: AnyMapping = None
     restart_policy: str | None = None
+    ports: list[dict[str, Any]] | None = None
 
 
 class _Spec(msgspec.Struct, omit_defaults=True, rename="camel"):
@@ -59,6 +60,8 @@ class _Spec(msgspec.Struct, omit_defaults=True, rename="camel"):
     init_containers: list[_Container] | None = None
     overhead: AnyMapping = None
     resources: AnyMapping = None
+    host_network: bool | None = None
+    affinity: AnyMapping = None
 
 
 class _Metadata(msgspec.Struct, omit_defaults=True, rename="camel"):
@@ -97,6 +100,7 @@ class _RawContainer(msgspec.Struct, omit_defaults=True, rename="camel", gc=False
     name: str | None = None
     resources: msgspec.Raw = _NOTHING
     restart_policy: str | None = None
+    ports: msgspec.Raw = _NOTHING
 
 
 class _RawSpec(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
@@ -106,6 +110,8 @@ class _RawSpec(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
     init_containers: list[_RawContainer] | None = None
     overhead: msgspec.Raw = _NOTHING
     resources: msgspec.Raw = _NOTHING
+    host_network: bool | None = None
+    affinity: msgspec.Raw = _NOTHING
 
 
 class _RawMetadata(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
@@ -134,6 +140,73 @@ class PodView(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
     metadata: _RawMetadata = msgspec.field(default_factory=_RawMetadata)
     spec: _RawSpec = msgspec.field(default_factory=_RawSpec)
     status: _RawStatus = msgspec.field(default_factory=_RawStatus)
+
+
+# What kube-scheduler's NodePorts and InterPodAffinity read of a pod of any namespace on a machine
+# (NodeInfo.UsedPorts, the existing pods' anti-affinity): kept for the few pods that hold a host
+# port or carry required pod anti-affinity.
+class _PortsContainer(msgspec.Struct, omit_defaults=True, rename="camel"):
+    name: str | None = None
+    restart_policy: str | None = None
+    ports: list[dict[str, Any]] | None = None
+
+
+class _RulesAffinity(msgspec.Struct, omit_defaults=True, rename="camel"):
+    pod_anti_affinity: AnyMapping = None
+
+
+class _RulesSpec(msgspec.Struct, omit_defaults=True, rename="camel"):
+    node_name: str | None = None
+    priority: int | None = None
+    host_network: bool | None = None
+    containers: list[_PortsContainer] | None = None
+    init_containers: list[_PortsContainer] | None = None
+    affinity: _RulesAffinity | None = None
+
+
+class _RulesMetadata(msgspec.Struct, omit_defaults=True, rename="camel"):
+    name: str | None = None
+    namespace: str | None = None
+    labels: dict[str, str] | None = None
+
+
+class _RulesPod(msgspec.Struct, omit_defaults=True, rename="camel"):
+    metadata: _RulesMetadata = msgspec.field(default_factory=_RulesMetadata)
+    spec: _RulesSpec = msgspec.field(default_factory=_RulesSpec)
+
+
+def _holds_host_port(ports: msgspec.Raw | list[dict[str, Any]] | None) -> bool:
+    """A container's ports name a host port (a raw view's bytes are only searched: most
+    pods' ports are container ports alone)."""
+    if isinstance(ports, msgspec.Raw):
+        return b'"hostPort"' in bytes(ports)
+    return any(isinstance(p, dict) and p.get("hostPort") for p in ports or ())
+
+
+def _anti_affinity(affinity: msgspec.Raw | AnyMapping) -> bool:
+    """A pod's affinity may hold required pod anti-affinity."""
+    if isinstance(affinity, msgspec.Raw):
+        return b'"podAntiAffinity"' in bytes(affinity)
+    return bool(affinity and affinity.get("podAntiAffinity"))
+
+
+def rules_part(item: PodView | CheckedPodView) -> dict[str, Any] | None:
+    """What the scheduler's NodePorts and InterPodAffinity filters read of a pod on a machine
+    (its host ports, under `hostNetwork` every port, and its required pod anti-affinity), for a
+    pod that holds either; None for the rest, which neither filter looks at. ValidationError
+    when a part is not what the API defines."""
+    spec = item.spec
+    if not spec.node_name:
+        return None
+    containers = (*(spec.containers or ()), *(spec.init_containers or ()))
+    if not (
+        spec.host_network
+        or any(_holds_host_port(c.ports) for c in containers)
+        or _anti_affinity(spec.affinity)
+    ):
+        return None
+    part: dict[str, Any] = msgspec.to_builtins(_checked(item, _RulesPod))
+    return part
 
 
 class Holder(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -182,6 +255,10 @@ class ClusterUsage(msgspec.Struct, frozen=True):
     """Per machine, the pods that hold the most of each resource among the pods of each
     priority (HOLDERS_KEPT per resource and priority), so a finding can name what holds the
     room, or what preemption would stop (older snapshots have none)."""
+    rule_pods: list[dict[str, Any]] | None = None
+    """The pods of every namespace on a machine that hold a host port or carry required pod
+    anti-affinity, as `rules_part` keeps them: what NodePorts and InterPodAffinity read of the
+    cluster's pods. None where they were not kept (a snapshot older than them)."""
 
     def reserved_on(self, machine: str) -> tuple[Resources, int]:
         """What the pods on `machine` reserve, and how many there are."""
@@ -279,6 +356,7 @@ class CapacityTally:
         """Per machine and priority other than 0, the same."""
         self._nominated: dict[str, dict[int, _Tally]] = {}
         self._here: list[dict[str, Any]] = []
+        self._rule_pods: list[dict[str, Any]] = []
         self._invalid = ""
         self._arrived = 0
         # Pods share shapes (replicas one spec, services the same sizes): each distinct shape
@@ -295,6 +373,9 @@ class CapacityTally:
             self._here.append(pod_whole(item))
         spec = item.spec
         machine = spec.node_name
+        rules = rules_part(item)
+        if rules is not None:
+            self._rule_pods.append(rules)
         if not machine:
             nominated = item.status.nominated_node_name
             if nominated:
@@ -410,6 +491,7 @@ class CapacityTally:
             self._here,
             self._invalid,
             {machine: _holders(bound[machine]) for machine in names if machine in bound},
+            self._rule_pods,
         )
         result: dict[str, Any] = msgspec.to_builtins(usage)
         return result
@@ -567,7 +649,11 @@ def _converted(read: Folded) -> ClusterUsage | CantRead:
     # The fold views decode only what the tally reads; a snapshot's summary (old ones too)
     # holds them as they were decoded. Either way they leave here as pods.
     return msgspec.structs.replace(
-        usage, pods_here=[stamped(Kind.POD, pod) for pod in usage.pods_here]
+        usage,
+        pods_here=[stamped(Kind.POD, pod) for pod in usage.pods_here],
+        rule_pods=None
+        if usage.rule_pods is None
+        else [stamped(Kind.POD, pod) for pod in usage.rule_pods],
     )
 
 

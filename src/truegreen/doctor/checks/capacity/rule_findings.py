@@ -33,6 +33,7 @@ from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.fit import MachineRoom
 from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.doctor.knowledge.usage import ClusterUsage
 from truegreen.plain_words import sentence
 
 CHECK = CheckId.CAPACITY
@@ -65,6 +66,9 @@ def job_rules(
         devices=env.devices,
         kubectl=env.settings.kubectl,
         own_pods=own_pods,
+        rule_pods=env.cluster_usage.rule_pods
+        if isinstance(env.cluster_usage, ClusterUsage)
+        else None,
     )
 
 

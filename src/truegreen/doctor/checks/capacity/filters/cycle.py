@@ -1,6 +1,8 @@
 """What one pass of the filters shares, as kube-scheduler's CycleState does: the machines and
-their labels, the namespace's pods already placed, and the label selectors and topology terms
-the pod rules are written in (metav1.LabelSelectorAsSelector).
+their labels, the namespace's pods already placed, the other namespaces' pods that hold a host
+port or carry required pod anti-affinity (what NodeInfo holds of every pod for NodePorts and
+InterPodAffinity), and the label selectors and topology terms the pod rules are written in
+(metav1.LabelSelectorAsSelector).
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -155,6 +157,13 @@ class Placed(Struct, frozen=True):
     """The training job it belongs to; None for a pod of no training job."""
     uid: str = ""
     """Its `metadata.uid`: a device claim's reservation names the pod by it."""
+    namespace: str = ""
+    priority: int = 0
+    """Its `spec.priority` (0 when none): preemption stops only pods of a lower one."""
+
+    def named(self, namespace: str) -> str:
+        """Its name, with its namespace where that is not `namespace`."""
+        return self.name if self.namespace in ("", namespace) else f"{self.namespace}/{self.name}"
 
 
 class Cycle(Struct, frozen=True):
@@ -183,6 +192,14 @@ class Cycle(Struct, frozen=True):
     made_volumes: ListRead | None = None
     """Every PersistentVolume, listed only while a claim not bound yet may bind one (doctor/
     reads/gather.py `free_volumes_matter`); None when not listed."""
+    elsewhere: tuple[Placed, ...] | None = ()
+    """Other namespaces' pods on a machine that hold a host port or carry required pod
+    anti-affinity, from the capacity fold (None: they were not read)."""
+
+    def on_machines(self) -> tuple[Placed, ...]:
+        """Every pod read on a machine: this namespace's and, of the others, those the fold
+        keeps for NodePorts and InterPodAffinity."""
+        return (*(self.placed or ()), *(self.elsewhere or ()))
 
     def values(self, key: str) -> dict[str, str]:
         """(machine → its value of `key`) for the machines that have the key."""
@@ -206,6 +223,8 @@ def placed_pod(pod: KubeObject) -> Placed:
         o.is_terminating(pod),
         training_owner(pod),
         o.uid_of(pod),
+        o.namespace_of(pod),
+        o.integer(o.pod_spec(pod).get("priority")),
     )
 
 
@@ -227,6 +246,8 @@ class Term(Struct, frozen=True):
             return True
         if self.namespace_selector is None:
             return False
+        if self.namespace_selector.requirements == ():
+            return True  # `namespaceSelector: {}`: every namespace, whatever its labels
         if labels is None:
             return None
         return self.namespace_selector.matches(labels)

@@ -2,6 +2,11 @@
 incoming pod's required affinity and anti-affinity terms against the pods already placed, and
 the placed pods' anti-affinity terms against it; a pod that matches its own affinity terms may
 start a domain while no pod matches them anywhere (`satisfyPodAffinity`).
+
+The placed pods whose anti-affinity is read are those of every namespace, as the scheduler's
+`existingAntiAffinityCounts` takes them from every NodeInfo: this namespace's pods, and the
+other namespaces' pods with required anti-affinity that the capacity fold keeps. The job's own
+terms over other namespaces stay unchecked: the fold keeps no other pod's labels.
 """
 
 from collections.abc import Sequence
@@ -102,13 +107,28 @@ def _anti_affinity(
 
 
 def _existing_anti_affinity(pod_set: JobPodSet, cluster: Cycle, found: Found) -> None:
-    """The placed pods' own required anti-affinity against the set's pods
-    (`satisfyExistingPodsAntiAffinity`); other namespaces' pods are not read."""
+    """The placed pods' own required anti-affinity against the set's pods, of every namespace
+    (`satisfyExistingPodsAntiAffinity`); unchecked where other namespaces' pods were not read."""
+    if cluster.elsewhere is None:
+        found.uncheck(
+            Unchecked(
+                _EXISTING_RULE,
+                "the programs of other spaces, whose rules may keep the job away, could not be "
+                "read",
+                "Let doctor read the programs of every space, then run again",
+                f"{pod_set.name}: other namespaces' pods were not read for their required pod "
+                "anti-affinity",
+            )
+        )
     refused: dict[str, list[str]] = {}
-    for placed in cluster.placed or ():
-        terms, unread = terms_of(placed.spec, "podAntiAffinity", cluster.namespace, placed.labels)
+    for placed in cluster.on_machines():
+        terms, unread = terms_of(
+            placed.spec, "podAntiAffinity", placed.namespace or cluster.namespace, placed.labels
+        )
         if unread:
-            found.uncheck(unread_term(_EXISTING_RULE, placed.name, "pod anti-affinity"))
+            found.uncheck(
+                unread_term(_EXISTING_RULE, placed.named(cluster.namespace), "pod anti-affinity")
+            )
         for term in terms:
             covered = term.covers(cluster.namespace, cluster.namespace_labels)
             if covered is None:
@@ -118,8 +138,8 @@ def _existing_anti_affinity(pod_set: JobPodSet, cluster: Cycle, found: Found) ->
                         "one of them selects spaces by their marks, and this space's could "
                         "not be read",
                         "Let doctor read this space, then run again",
-                        f"pod {placed.name}: anti-affinity namespaceSelector; the namespace "
-                        "was not read",
+                        f"pod {placed.named(cluster.namespace)}: anti-affinity "
+                        "namespaceSelector; the namespace was not read",
                     )
                 )
                 continue
@@ -127,7 +147,11 @@ def _existing_anti_affinity(pod_set: JobPodSet, cluster: Cycle, found: Found) ->
                 continue
             keys = per_pod_keys(term.selector.keys, pod_set.labels)
             if keys:
-                found.uncheck(per_pod(_EXISTING_RULE, placed.name, "pod anti-affinity", keys))
+                found.uncheck(
+                    per_pod(
+                        _EXISTING_RULE, placed.named(cluster.namespace), "pod anti-affinity", keys
+                    )
+                )
                 continue
             if not term.matches(pod_set.labels):
                 continue
@@ -136,7 +160,7 @@ def _existing_anti_affinity(pod_set: JobPodSet, cluster: Cycle, found: Found) ->
                 continue
             for machine, other in cluster.values(term.key).items():
                 if other == value:
-                    refused.setdefault(machine, []).append(placed.name)
+                    refused.setdefault(machine, []).append(placed.named(cluster.namespace))
     if refused:
         holders = sorted({p for names in refused.values() for p in names})
         found.exclude(

@@ -14,10 +14,10 @@ under `hostNetwork` the API server sets each port's `hostPort` to its `container
 is given, init containers' too (pkg/apis/core/v1/defaults.go `SetDefaults_PodSpec`,
 `defaultHostNetworkPorts`), which a job's template has not been through yet.
 
-The ports held are those of the namespace's pods on a machine (terminating ones too: they hold
-their ports until they are gone). Pods of other namespaces are not read; once the job's pods
-wait, the scheduler's own reason ("node(s) didn't have free ports for the requested pod ports")
-is the capacity check's evidence.
+The ports held are those of every pod on a machine, of any namespace, as NodeInfo.UsedPorts
+sums them (terminating ones too: they hold their ports until they are gone): the namespace's
+pods, and the other namespaces' pods the capacity fold keeps for their host ports. Where those
+were not read, a job that asks for a host port has the rule unchecked, never a fit.
 """
 
 from collections.abc import Mapping, Sequence
@@ -27,7 +27,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.doctor.checks.capacity.filters.cycle import Cycle, Placed
-from truegreen.doctor.checks.capacity.filters.framework import Exclusion, Found
+from truegreen.doctor.checks.capacity.filters.framework import Exclusion, Found, Unchecked
 from truegreen.doctor.checks.capacity.placement import Apart
 
 NAME: Final = "NodePorts"
@@ -78,9 +78,9 @@ def _shared(wanted: Sequence[HostPort], held: Sequence[HostPort]) -> list[HostPo
 
 
 def _holders(cycle: Cycle, wanted: Sequence[HostPort]) -> dict[str, list[Placed]]:
-    """Per machine, the namespace's pods there that hold a port `wanted` needs."""
+    """Per machine, the pods there, of any namespace read, that hold a port `wanted` needs."""
     holders: dict[str, list[Placed]] = {}
-    for pod in cycle.placed or ():
+    for pod in cycle.on_machines():
         if pod.machine in cycle.labels and _shared(wanted, host_ports(pod.spec)):
             holders.setdefault(pod.machine, []).append(pod)
     return holders
@@ -97,6 +97,17 @@ def filter(cycle: Cycle, found: Found) -> None:
             continue
         holders = _holders(cycle, ports)
         named = ", ".join(str(p) for p in ports)
+        if cycle.elsewhere is None:
+            found.uncheck(
+                Unchecked(
+                    "the rule that two programs may not hold one port on a machine",
+                    "the programs of other spaces, which may hold the ports it needs, could not "
+                    "be read",
+                    "Let doctor read the programs of every space, then run again",
+                    f"NodePorts: {pod_set.name} asks for hostPort {named}; other namespaces' "
+                    "pods were not read",
+                )
+            )
         found.exclude(
             Exclusion(
                 pod_set.name,
@@ -106,7 +117,7 @@ def filter(cycle: Cycle, found: Found) -> None:
                 "job's programs another port in its settings",
                 f"NodePorts: {pod_set.name} asks for hostPort {named}; held on "
                 + "; ".join(
-                    f"{machine} by {', '.join(p.name for p in pods)}"
+                    f"{machine} by {', '.join(p.named(cycle.namespace) for p in pods)}"
                     for machine, pods in sorted(holders.items())
                 ),
             )

@@ -79,12 +79,16 @@ def scheduling_rules(
     own_pods: frozenset[str] = frozenset(),
     storage_types: Mapping[str, GetRead] = _NOT_READ,
     made_volumes: ListRead | None = None,
+    rule_pods: Sequence[KubeObject] | None = (),
 ) -> Rules:
     """The constraints the scheduler's filters put on placing `sets` (the judged job's pods
     still to place) in `namespace`, from the machines, the namespace's pods, the claims and
     their volumes and those volumes' CSI drivers, and the device objects; `own_pods`: the
     judged job's pods already placed while it waits for the rest; `storage_types` and
-    `made_volumes`: the classes of the claims not bound yet and every volume, where read."""
+    `made_volumes`: the classes of the claims not bound yet and every volume, where read;
+    `rule_pods`: the pods of every namespace on a machine that hold a host port or carry
+    required pod anti-affinity (those of other namespaces are read from it; None: not
+    read)."""
     placed = (
         tuple(placed_pod(p) for p in pods.items if o.node_name(p) and not o.is_terminated(p))
         if not isinstance(pods, CantRead)
@@ -105,6 +109,11 @@ def scheduling_rules(
         own_pods,
         storage_types,
         made_volumes,
+        None
+        if rule_pods is None
+        else tuple(
+            placed_pod(p) for p in rule_pods if o.namespace_of(p) != namespace and o.node_name(p)
+        ),
     )
     found = Found()
     if isinstance(pods, CantRead):
