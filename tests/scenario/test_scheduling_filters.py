@@ -313,6 +313,111 @@ def test_a_rule_over_other_spaces_programs_is_unknown(doctor: Doctor) -> None:
     assert result.exit_code == 3
 
 
+# -- preemption through ports and anti-affinity ------------------------------------------------
+
+
+def _training_high(**fields: Any) -> Obj:
+    """A PriorityClass (scheduling.k8s.io/v1) as kubernetes.io pod-priority-preemption writes
+    one; preemptionPolicy defaults to PreemptLowerPriority."""
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "training-high"},
+        "value": 1000,
+        **fields,
+    }
+
+
+def _port_held(now: datetime, priority: int = 0, **policy: Any) -> list[Obj]:
+    """An exporter of the namespace at `priority` holds hostPort 9400 on the only GPU machine;
+    the job, of class training-high, asks for that port."""
+    port = [{"containerPort": 9400, "hostPort": 9400, "protocol": "TCP"}]
+    exporter = running_pod("exporter-0", "gpu-1", now, priority=priority)
+    exporter["spec"]["containers"][0]["ports"] = port
+    job = ranks_job("solo", now, ranks=1, gpus=1, priorityClassName="training-high")
+    job["spec"]["template"]["spec"]["containers"][0]["ports"] = port
+    return [*healthy(now), _training_high(**policy), exporter, job]
+
+
+def test_a_higher_priority_job_preempts_the_program_holding_its_port(doctor: Doctor) -> None:
+    """NodePorts refuses gpu-1 as Unschedulable, not UnschedulableAndUnresolvable, so
+    preemption tries it (framework/preemption/preemption.go `nodesWherePreemptionMightHelp`)
+    and SelectVictimsOnNode, the exporter of priority 0 removed, finds the port free: the job
+    runs once the exporter is stopped, a warning that names it."""
+    doctor.load(_port_held)
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["code"], found["status"], found["basis"]) == (
+        "capacity.preempts",
+        "warn",
+        "inferred",
+    )
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can start only by stopping "
+        "work of a lower priority: the program 'exporter-0' (holds port 9400/TCP on gpu-1)."
+    )
+    assert "would preempt pod train/exporter-0 (priority 0) on gpu-1" in found["details"]
+    assert result.exit_code == 0
+
+
+def test_a_port_held_at_the_job_s_priority_or_by_a_job_that_never_preempts_stays_held(
+    doctor: Doctor,
+) -> None:
+    """Preemption stops only pods of a strictly lower priority, and never for a pod whose
+    preemptionPolicy is Never (defaultpreemption `PodEligibleToPreemptOthers`)."""
+    for build in (
+        lambda now: _port_held(now, priority=1000),
+        lambda now: _port_held(now, preemptionPolicy="Never"),
+    ):
+        doctor.load(build)
+        result = doctor.live("-o", "json")
+        assert _only(result.json())["code"] == "capacity.rules-block"
+        assert result.exit_code == 2
+
+
+def test_a_higher_priority_job_preempts_the_program_it_must_stay_apart_from(
+    doctor: Doctor,
+) -> None:
+    """The job's required anti-affinity against the namespace's cache on the hostname fails as
+    Unschedulable (interpodaffinity `satisfyPodAntiAffinity`), and InterPodAffinity's RemovePod
+    forgets the cache of priority 0 that SelectVictimsOnNode removes: preempted, the job runs
+    there. A cache on each machine leaves the job none until one is preempted; only the GPU
+    machine's is."""
+    stay_apart = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": HOSTNAME}
+            ]
+        }
+    }
+
+    def build(now: datetime) -> list[Obj]:
+        return [
+            *healthy(now),
+            _training_high(),
+            running_pod("cache-0", "gpu-1", now, labels={"app": "cache"}),
+            running_pod("cache-1", "cpu-1", now, labels={"app": "cache"}),
+            ranks_job(
+                "solo",
+                now,
+                ranks=1,
+                gpus=1,
+                affinity=stay_apart,
+                priorityClassName="training-high",
+            ),
+        ]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert found["code"] == "capacity.preempts"
+    assert found["headline"].endswith(
+        "can start only by stopping work of a lower priority: the program 'cache-0' (the job "
+        "may not share a machine with it on gpu-1)."
+    )
+    assert result.exit_code == 0
+
+
 # -- required inter-pod affinity ----------------------------------------------------------------
 
 

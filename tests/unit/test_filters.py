@@ -15,6 +15,7 @@ from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, GetRead, Got, Kind, Listed, ReadFailure
 from truegreen.doctor.checks.capacity.filters.cycle import domain_words
 from truegreen.doctor.checks.capacity.filters.framework import (
+    Blocker,
     Exclusion,
     FailedRead,
     JobPodSet,
@@ -172,6 +173,10 @@ def test_a_running_match_takes_its_domain() -> None:
             "training job's settings",
             "worker: required pod anti-affinity on topology.kubernetes.io/zone with pods "
             "matching job-name In (run): z1 already hold one",
+            blockers=tuple(
+                Blocker(m, NS, "old-0", "b", 0, "the job may not share a zone with it")
+                for m in ("a", "b")
+            ),
         ),
     )
     assert rules.allowed("worker", ["a", "b", "c"]) == ["c"]
@@ -367,6 +372,10 @@ def test_a_running_pod_keeps_matching_pods_off_its_domain() -> None:
             "running a program that won't share its place with the job's programs",
             "stop 'keeper' when it is done, or change its rule about what may run beside it",
             "worker: the required pod anti-affinity of keeper matches it: a, b refused",
+            blockers=tuple(
+                Blocker(m, NS, "keeper", "a", 0, "won't share its zone with the job's programs")
+                for m in ("a", "b")
+            ),
         ),
     )
 
@@ -1403,6 +1412,7 @@ def test_a_machine_whose_pod_holds_the_port_is_taken_away() -> None:
             "stop the programs that hold the port when they are done, or give the training "
             "job's programs another port in its settings",
             "NodePorts: worker asks for hostPort 29500/TCP; held on b by exporter",
+            blockers=(Blocker("b", NS, "exporter", "b", 0, "holds port 29500/TCP"),),
         ),
     )
     assert rules.allowed("worker", ["a", "b", "c"]) == ["a", "c"]
@@ -1487,6 +1497,30 @@ def test_ports_asked_where_other_namespaces_were_not_read_are_unchecked() -> Non
         "the rule that two programs may not hold one port on a machine",
         "the rules of running programs about what may run beside them",
     ]
+
+
+def test_preemption_gives_back_a_machine_only_its_own_lower_priority_pods_refuse() -> None:
+    """NodePorts and InterPodAffinity's anti-affinity refuse as Unschedulable: preemption
+    filters the machine again without its pods of a lower priority (SelectVictimsOnNode), so
+    the machine comes back when those were all that refused it; a pod elsewhere in the zone
+    stays, as does one of the job's priority or above."""
+    port = {"containerPort": 9400, "hostPort": 9400}
+    held = _pod("exporter", "b", priority=10, **_ports(port))
+    rules = _rules([_set(**_ports(port))], pods=[held])
+    assert rules.allowed_preempting("worker", ["a", "b", "c"], 1000) == ["a", "b", "c"]
+    assert rules.allowed_preempting("worker", ["a", "b", "c"], 10) == ["a", "c"]
+    assert [(b.pod, b.words) for b in rules.preempted("worker", "b", 1000) or ()] == [
+        ("exporter", "holds port 9400/TCP")
+    ]
+    apart = _set(affinity=_anti(_term(ZONE, matchLabels={"app": "cache"})))
+    cache = _pod("cache", "a", {"app": "cache"})
+    zoned = _rules([apart], pods=[cache])
+    assert [e.machines for e in zoned.exclusions] == [("a", "b")]
+    assert zoned.allowed_preempting("worker", ["a", "b", "c"], 1000) == ["a", "c"]
+    keeper = _pod("keeper", "c", priority=2000, affinity=_anti(_term()))
+    kept = _rules([_set()], pods=[keeper])
+    assert kept.allowed_preempting("worker", ["a", "b", "c"], 1000) == ["a", "b"]
+    assert kept.allowed_preempting("worker", ["a", "b", "c"], 3000) == ["a", "b", "c"]
 
 
 def test_the_jobs_own_pods_that_need_one_port_never_share_a_machine() -> None:

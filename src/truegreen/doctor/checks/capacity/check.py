@@ -198,6 +198,13 @@ def _machines_alone(judged: Judged, unread: CantRead) -> list[Finding]:
 def _verdict(judged: Judged) -> list[Finding]:
     """The verdict steps in order: the first that explains the placement names it."""
     env = judged.env
+    if judged.refused:
+        # Some pod set has no machine but those preemption gives back: it preempts, or the
+        # machines it lost are the verdict.
+        preempting = preempts(judged)
+        if preempting is None:
+            return list(judged.refused)
+        return [preempting, *gpu_warnings(env, preempting)]
     if judged.now.whole:
         waits = waits_for_a_volume(judged)
         if waits is not None:

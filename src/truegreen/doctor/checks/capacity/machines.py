@@ -99,6 +99,13 @@ class Judged(Struct, frozen=True):
     unread: CantRead | None = None
     """The cluster-wide pods read that failed, when the machines are judged as if empty
     (`_as_if_empty`): only what the machines alone decide may be said then."""
+    preempting: tuple[PodGroup, ...] = ()
+    """The pods to place with the machines the filters took from them that preemption gives
+    back (every pod that refuses one there of a lower priority than the job's), where that
+    adds any; () when it adds none."""
+    refused: tuple[Finding, ...] = ()
+    """The verdict when some pod set has no machine left but preemption could give it one:
+    it stands unless preemption places the job."""
 
     @property
     def size(self) -> str:
@@ -243,18 +250,20 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
         ]
     rules = job_rules(env, shape.job, [(g.name, g.spec) for g in scheduled], shape.own_pods)
     narrowed = {g.name: rules.allowed(g.name, allowed[g.name]) for g in scheduled}
+    widened = _preemption_gives_back(rules, level, allowed, narrowed)
+    lost_all: tuple[Finding, ...] = ()
     if any(not machines for machines in narrowed.values()):
         theirs = (
             (exclusion_words(env, excluded), exclusion_remedy(env, excluded))
             if excluded
             else ("", "")
         )
-        return [
-            no_machine_left(
-                env, rules, [g for g, m in narrowed.items() if not m], details + stuck_lines, theirs
-            ),
-            *unchecked(env, rules),
-        ]
+        lost = no_machine_left(
+            env, rules, [g for g, m in narrowed.items() if not m], details + stuck_lines, theirs
+        )
+        if any(not machines for machines in widened.values()):
+            return [lost, *unchecked(env, rules)]
+        lost_all = (lost,)
     rooms = with_devices(rooms, rules.devices)
     job_pods = _with_held_devices(job_pods, rules.devices)
     pod_groups = (
@@ -294,7 +303,29 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
         rules,
         plain,
         (*unchecked(env, rules), *_unknown(env, claimed)),
+        preempting=tuple(
+            replace(g, machines=tuple(sorted(widened[g.name]))) if g.name in widened else g
+            for g in pod_groups
+        )
+        if widened != narrowed
+        else (),
+        refused=lost_all,
     )
+
+
+def _preemption_gives_back(
+    rules: Rules,
+    level: PriorityLevel | CantRead,
+    allowed: Mapping[str, Sequence[str]],
+    narrowed: dict[str, list[str]],
+) -> dict[str, list[str]]:
+    """Per pod set, its machines the filters leave it, with those a job that preempts gets
+    back: taken by lower-priority pods' ports or anti-affinity alone, which the scheduler tries
+    with those pods removed (filters/framework.py `Blocker`); `narrowed` for a job that never
+    preempts or whose priority is not known."""
+    if not isinstance(level, PriorityLevel) or not level.preempts:
+        return narrowed
+    return {name: rules.allowed_preempting(name, allowed[name], level.value) for name in narrowed}
 
 
 def _no_machines() -> Finding:

@@ -6,11 +6,19 @@ Ground truth, kubernetes/kubernetes pkg/scheduler:
   room of pods of a strictly lower priority only (SelectVictimsOnNode removes them all, then
   gives back as many as still let it fit, highest priority first, those whose
   PodDisruptionBudget would be broken first).
-- framework/preemption/preemption.go: only machines the pod failed for lack of room are
-  candidates (a taint or a placement rule is not resolved by removing pods); of the candidates
-  the scheduler prefers the one breaking the fewest disruption budgets, then the lowest
-  victims' priority. A budget is a preference, never a refusal: it preempts through one when no
-  machine avoids it.
+- framework/preemption/preemption.go `nodesWherePreemptionMightHelp`: every machine the pod
+  failed as `Unschedulable` is a candidate, only UnschedulableAndUnresolvable ones are not (a
+  taint, node affinity, the pod's own required pod affinity, a volume's zone: removing pods
+  does not change them). Lack of room is Unschedulable, and so are a host port a running pod
+  holds (NodePorts `Filter`) and pod anti-affinity, the job's against a running pod or a
+  running pod's against the job (interpodaffinity/filtering.go `Filter`:
+  `satisfyPodAntiAffinity`, `satisfyExistingPodsAntiAffinity`): SelectVictimsOnNode filters
+  the machine again with its lower-priority pods removed (NodeInfo's used ports and
+  InterPodAffinity's `RemovePod` forget them), so such a machine comes back when those pods,
+  on it and of a lower priority, were all that refused it (filters/framework.py `Blocker`). Of
+  the candidates the scheduler prefers the one breaking the fewest disruption budgets, then
+  the lowest victims' priority. A budget is a preference, never a refusal: it preempts through
+  one when no machine avoids it.
 - framework/runtime/framework.go addNominatedPods: a pod nominated for a machine
   (status.nominatedNodeName, not bound yet) whose priority is the same or higher counts against
   that machine while another pod is filtered, so its promised room is not room for this job.
@@ -105,6 +113,9 @@ class Victim(Struct, frozen=True):
     holder: Holder
     gives: Resources
     """Of what the job lacks on that machine, what this pod holds."""
+    blocks: str = ""
+    """For a pod stopped for its port or its anti-affinity rather than its room, what it does
+    to the job (`holds port 9400/TCP`)."""
 
 
 def victims(

@@ -18,6 +18,7 @@ from truegreen.doctor.checks.capacity.machines import (
 )
 from truegreen.doctor.checks.capacity.placement import place
 from truegreen.doctor.checks.capacity.preemption import (
+    Victim,
     after_preemption,
     victims,
 )
@@ -128,23 +129,32 @@ def preempts(judged: Judged) -> Finding | None:
     kube-scheduler's preemption makes that room (a warning naming who would be stopped).
     Disruption budgets do not stop it: the scheduler only prefers victims that keep them."""
     level = judged.priority
+    groups = judged.preempting or judged.pod_groups
     emptied = judged.emptied()
-    if not place(judged.pod_groups, emptied).whole:
+    if not place(groups, emptied).whole:
         return None  # not even on empty machines: too large, whatever the priority
     if isinstance(level, CantRead):
         return SAY.cant_check(judged.env, Kind.PRIORITY_CLASS, level)
     if not level.preempts:
         return None
     freed = after_preemption(judged.rooms, judged.usage, level.value)
-    placement = place(judged.pod_groups, freed)
+    placement = place(groups, freed)
     if not placement.whole:
         return None
-    requests = {g.name: g.requests for g in judged.pod_groups}
-    found = victims(judged.rooms, placement.on, requests, judged.usage, level.value)
+    requests = {g.name: g.requests for g in groups}
+    found = [
+        *_in_the_way(judged, placement.on, level.value),
+        *victims(judged.rooms, placement.on, requests, judged.usage, level.value),
+    ]
     if not found:
         return None  # the room it needs is held by nothing of a lower priority
     named = [
-        f"{_holder_words(judged.env, v.holder)} ({format_resources(v.gives)} on {v.machine})"
+        f"{_holder_words(judged.env, v.holder)} "
+        + (
+            f"({v.blocks} on {v.machine})"
+            if v.blocks
+            else f"({format_resources(v.gives)} on {v.machine})"
+        )
         for v in found
     ]
     return SAY.finding(
@@ -168,6 +178,24 @@ def preempts(judged: Judged) -> Finding | None:
         size=judged.size,
         victims=joined_words(named),
     )
+
+
+def _in_the_way(
+    judged: Judged, placed: Sequence[tuple[str, str, int]], priority: int
+) -> list[Victim]:
+    """The lower-priority pods preemption stops on the machines the job is placed on that the
+    filters took from it (their ports or anti-affinity), by machine, then pod."""
+    allowed = {g.name: set(g.machines) for g in judged.pod_groups}
+    found: dict[tuple[str, str, str], Victim] = {}
+    for group, machine, _ in placed:
+        if machine in allowed.get(group, ()):
+            continue
+        for b in judged.rules.preempted(group, machine, priority) or ():
+            holder = Holder(b.namespace, b.pod, "", "", {}, b.priority)
+            found.setdefault(
+                (machine, b.namespace, b.pod), Victim(machine, holder, Resources(), b.words)
+            )
+    return [found[key] for key in sorted(found)]
 
 
 def partly_fits(judged: Judged) -> Finding | None:

@@ -24,6 +24,26 @@ class JobPodSet(Struct, frozen=True):
     labels: Mapping[str, str]
 
 
+class Blocker(Struct, frozen=True):
+    """A running pod whose presence refuses a machine to a pod set: its host port, or pod
+    anti-affinity (its own, or the set's against it). NodePorts and InterPodAffinity refuse
+    such a machine as `Unschedulable`, not UnschedulableAndUnresolvable, so preemption tries
+    it (framework/preemption/preemption.go `nodesWherePreemptionMightHelp`): removing the
+    lower-priority pods from that very machine and filtering again
+    (defaultpreemption `SelectVictimsOnNode`) gives it back when they were all the reason."""
+
+    machine: str
+    """The machine refused."""
+    namespace: str
+    pod: str
+    on: str
+    """The machine the pod runs on (another one of the refused machine's zone, for a rule
+    over zones: preempting on the refused machine does not remove it)."""
+    priority: int
+    words: str
+    """What it does to the job, in plain words: `holds port 9400/TCP`."""
+
+
 class Exclusion(Struct, frozen=True):
     """Machines a rule takes away from a pod set, in plain words."""
 
@@ -40,6 +60,20 @@ class Exclusion(Struct, frozen=True):
     """Every machine is refused, for a reason that is not the machines'."""
     measured: bool = True
     """A rule of the scheduler itself; False for one doctor infers (a volume's attachment)."""
+    blockers: tuple[Blocker, ...] = ()
+    """The running pods that cause it, per machine refused, where the scheduler's preemption
+    may resolve it (none: it never does)."""
+
+    def preempted(self, machine: str, priority: int) -> tuple[Blocker, ...] | None:
+        """The pods whose preemption for a pod of `priority` gives `machine` back, all on that
+        machine and of a lower priority; None when preemption does not give it back (or the
+        machine is not refused)."""
+        if machine not in self.machines:
+            return ()
+        there = tuple(b for b in self.blockers if b.machine == machine)
+        if not there or any(b.on != machine or b.priority >= priority for b in there):
+            return None
+        return there
 
 
 class Wait(Struct, frozen=True):

@@ -26,6 +26,7 @@ from truegreen.doctor.checks.capacity.filters.cycle import (
     unread_term,
 )
 from truegreen.doctor.checks.capacity.filters.framework import (
+    Blocker,
     Exclusion,
     Found,
     JobPodSet,
@@ -76,16 +77,32 @@ def _anti_affinity(
             continue
         values = cluster.values(term.key)
         place = domain_words(term.key)
-        taken = {values[p.machine] for p in matching_placed(term, cluster) if p.machine in values}
+        matching = [p for p in matching_placed(term, cluster) if p.machine in values]
+        taken = {values[p.machine] for p in matching}
+        refused = tuple(m for m, v in values.items() if v in taken)
         found.exclude(
             Exclusion(
                 pod_set.name,
-                tuple(m for m, v in values.items() if v in taken),
+                refused,
                 f"already running a program it may not share a {place} with",
                 f"stop what it must stay apart from when it is done, or let it share a {place} "
                 "in the training job's settings",
                 term_detail("pod anti-affinity", pod_set.name, term)
                 + f": {', '.join(sorted(taken))} already hold one",
+                # `satisfyPodAntiAffinity` fails as Unschedulable: preemption may remove them.
+                blockers=tuple(
+                    Blocker(
+                        machine,
+                        p.namespace or cluster.namespace,
+                        p.name,
+                        p.machine,
+                        p.priority,
+                        f"the job may not share a {place} with it",
+                    )
+                    for machine in refused
+                    for p in matching
+                    if values[p.machine] == values[machine]
+                ),
             )
         )
         for other in sets:
@@ -121,6 +138,7 @@ def _existing_anti_affinity(pod_set: JobPodSet, cluster: Cycle, found: Found) ->
             )
         )
     refused: dict[str, list[str]] = {}
+    blockers: list[Blocker] = []
     for placed in cluster.on_machines():
         terms, unread = terms_of(
             placed.spec, "podAntiAffinity", placed.namespace or cluster.namespace, placed.labels
@@ -158,9 +176,20 @@ def _existing_anti_affinity(pod_set: JobPodSet, cluster: Cycle, found: Found) ->
             value = cluster.labels.get(placed.machine, {}).get(term.key)
             if value is None:
                 continue
+            place = domain_words(term.key)
             for machine, other in cluster.values(term.key).items():
                 if other == value:
                     refused.setdefault(machine, []).append(placed.named(cluster.namespace))
+                    blockers.append(
+                        Blocker(
+                            machine,
+                            placed.namespace or cluster.namespace,
+                            placed.name,
+                            placed.machine,
+                            placed.priority,
+                            f"won't share its {place} with the job's programs",
+                        )
+                    )
     if refused:
         holders = sorted({p for names in refused.values() for p in names})
         found.exclude(
@@ -172,6 +201,9 @@ def _existing_anti_affinity(pod_set: JobPodSet, cluster: Cycle, found: Found) ->
                 "its rule about what may run beside it",
                 f"{pod_set.name}: the required pod anti-affinity of "
                 f"{', '.join(holders)} matches it: {', '.join(sorted(refused))} refused",
+                # `satisfyExistingPodsAntiAffinity` fails as Unschedulable: preemption may
+                # remove them.
+                blockers=tuple(dict.fromkeys(blockers)),
             )
         )
 

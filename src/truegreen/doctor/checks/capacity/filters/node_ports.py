@@ -27,7 +27,12 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.doctor.checks.capacity.filters.cycle import Cycle, Placed
-from truegreen.doctor.checks.capacity.filters.framework import Exclusion, Found, Unchecked
+from truegreen.doctor.checks.capacity.filters.framework import (
+    Blocker,
+    Exclusion,
+    Found,
+    Unchecked,
+)
 from truegreen.doctor.checks.capacity.placement import Apart
 
 NAME: Final = "NodePorts"
@@ -119,6 +124,20 @@ def filter(cycle: Cycle, found: Found) -> None:
                 + "; ".join(
                     f"{machine} by {', '.join(p.named(cycle.namespace) for p in pods)}"
                     for machine, pods in sorted(holders.items())
+                ),
+                # NodePorts' Filter refuses as Unschedulable: preemption may free the ports.
+                blockers=tuple(
+                    Blocker(
+                        machine,
+                        p.namespace or cycle.namespace,
+                        p.name,
+                        p.machine,
+                        p.priority,
+                        "holds port "
+                        + ", ".join(str(h) for h in _shared(ports, host_ports(p.spec))),
+                    )
+                    for machine, pods in sorted(holders.items())
+                    for p in pods
                 ),
             )
         )

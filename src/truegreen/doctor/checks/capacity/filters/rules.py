@@ -17,6 +17,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Kind, KubeObject, ListRead
 from truegreen.doctor.checks.capacity.filters.cycle import Cycle, machine_labels, placed_pod
 from truegreen.doctor.checks.capacity.filters.framework import (
+    Blocker,
     DeviceRoom,
     Exclusion,
     FailedRead,
@@ -55,6 +56,24 @@ class Rules(Struct, frozen=True):
         """`machines` less the ones these rules take away from `group`."""
         refused = {m for e in self.exclusions if e.group == group for m in e.machines}
         return [m for m in machines if m not in refused]
+
+    def preempted(self, group: str, machine: str, priority: int) -> tuple[Blocker, ...] | None:
+        """The running pods whose preemption for a pod of `priority` gives `machine` back to
+        `group` (none: it is not taken); None when preemption does not give it back."""
+        found: list[Blocker] = []
+        for exclusion in self.exclusions:
+            if exclusion.group != group:
+                continue
+            blockers = exclusion.preempted(machine, priority)
+            if blockers is None:
+                return None
+            found += blockers
+        return tuple(dict.fromkeys(found))
+
+    def allowed_preempting(self, group: str, machines: Iterable[str], priority: int) -> list[str]:
+        """`machines` less the ones these rules take away from `group` that preemption for a
+        pod of `priority` does not give back."""
+        return [m for m in machines if self.preempted(group, m, priority) is not None]
 
     def todo(self, words: str) -> str:
         """The step that makes room under the rule whose words are `words`."""
