@@ -336,6 +336,30 @@ def test_the_trial_start_quotes_the_servers_refusal(doctor: Doctor) -> None:
     assert doctor.server.get_object("Pod", "truegreen-trial-train-001", NAMESPACE) is None
 
 
+def test_the_trial_start_redacts_what_the_webhook_echoes(doctor: Doctor) -> None:
+    """A policy that quotes the value it refuses puts it in the server's answer, which the API
+    server passes on word for word (statuserror.go ToStatusErr); doctor quotes it redacted, as
+    `--trial` does (docs/snapshot.md rule 6), in every output."""
+    doctor.load("healthy")
+    doctor.server.admission.webhook_denial = (
+        "policy.example.com",
+        "env DB_PASSWORD=PLANTED4461 is not allowed; token: PLANTED4462; see "
+        "https://u:PLANTED4463@policy/x",
+    )
+    outputs = [
+        doctor.live(*args, "--admission-dry-run")
+        for args in (("--no-color", "-v"), ("-o", "json", "-v"), ("--namespaces", NAMESPACE))
+    ]
+    assert outputs[1].json()["headline"]["text"] == (
+        "The cluster refused a trial start of the training job: admission webhook "
+        '"policy.example.com" denied the request: env DB_PASSWORD=<redacted> is not allowed; '
+        "token: <redacted>; see https://<redacted>@policy/x"
+    )
+    for result in outputs:
+        assert result.exit_code == 2
+        assert "PLANTED446" not in result.stdout + result.stderr
+
+
 def test_the_trial_start_quotes_the_quota_plugin(doctor: Doctor) -> None:
     doctor.load("healthy")
     doctor.server.add(quota("compute", {"pods": "3"}, {"pods": "3"}))

@@ -12,12 +12,13 @@ trial could not be made.
 from enum import StrEnum
 from typing import Any
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Created, CreateResult, ReadFailure
 from truegreen.doctor.knowledge.pod_refusal import refusal
 from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.redaction.text import redact_text
 
 TRIAL_PREFIX = "truegreen-trial-"
 _LONGEST_REASON = 400
@@ -69,7 +70,8 @@ class TrialOutcome(StrEnum):
 
 
 class Trial(Struct, frozen=True):
-    """The trial's outcome and, for a refusal or a failure, the reason in the server's words."""
+    """The trial's outcome and, for a refusal or a failure, the reason in the server's words,
+    redacted."""
 
     outcome: TrialOutcome
     reason: str = ""
@@ -81,13 +83,20 @@ def _bounded(text: str) -> str:
 
 
 def judge(result: CreateResult, pod_name: str) -> Trial:
-    """The meaning of the server's answer to the trial create of `pod_name`."""
+    """The meaning of the server's answer to the trial create of `pod_name`, the server's words
+    redacted (docs/snapshot.md rule 6)."""
     if isinstance(result, Created):
         return Trial(TrialOutcome.ADMITTED)
-    message = result.server_message
+    # The API server passes a webhook's message on word for word (apiserver
+    # pkg/admission/plugin/webhook/errors/statuserror.go ToStatusErr: `admission webhook %q
+    # denied the request: %s`), so a policy that echoes the value it refuses (`env
+    # DB_PASSWORD=… is not allowed`) puts a secret in it: the server's words are redacted as
+    # `--trial`'s are (trial/record.py), once `refusal` has read the prefix naming the pod.
     refused = refusal(result, pod_name)
+    message = redact_text(result.server_message)
+    said = structs.replace(result, server_message=message)
     if refused is not None:
-        return Trial(TrialOutcome.REFUSED, _bounded(refused), result)
+        return Trial(TrialOutcome.REFUSED, _bounded(redact_text(refused)), said)
     if result.failure is ReadFailure.FORBIDDEN:
-        return Trial(TrialOutcome.NOT_ALLOWED, _bounded(message or result.reason), result)
-    return Trial(TrialOutcome.FAILED, _bounded(message or result.reason), result)
+        return Trial(TrialOutcome.NOT_ALLOWED, _bounded(message or result.reason), said)
+    return Trial(TrialOutcome.FAILED, _bounded(message or result.reason), said)
