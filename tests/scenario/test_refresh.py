@@ -40,6 +40,7 @@ from truegreen.refresh.annotations import (
     RECORDED_DIGEST,
     RESTARTED,
     STALE_PIN,
+    TRACK_TAG,
     container_key,
 )
 from truegreen.refresh.registry import PullCredentials, RegistryClient, Resolved
@@ -665,6 +666,38 @@ def test_an_image_that_is_no_reference_still_lets_its_neighbours_be_looked_up(
         ("invalid-image", None),
         ("restart", digest),
     ]
+
+
+def test_an_image_or_track_tag_that_is_no_reference_is_reported_redacted(env: RefreshEnv) -> None:
+    """refresh reads its workloads as written (it writes them back); what it prints of an
+    image text that is no reference, or of a track-tag annotation that names no tag, is
+    redacted as doctor's reads redact it (docs/snapshot.md: "an `image` that is no reference
+    is redacted as any text": URL userinfo, `--name=value`)."""
+    pinned = env.registry.push_image("r/tagless", "stable", content="a")
+    env.server.add(
+        deployment("userinfo", container("app", "https://deploy:PLANTED7731@example.com/app:1")),
+        deployment("flag", container("app", "example.com/app:1 --password=PLANTED7732")),
+        deployment(
+            "annotated",
+            container("app", f"{env.registry.host}/r/tagless@{pinned}"),
+            annotations={container_key(TRACK_TAG, "app"): "v1 https://u:PLANTED7733@x"},
+        ),
+    )
+    outputs = [env.tick("-v"), env.tick("-v", "-o", "text")]
+    reasons = {w["name"]: w["reason"] for w in outputs[0].json()["workloads"]}
+    assert reasons == {
+        "userinfo": 'app: couldn\'t parse image reference "https://<redacted>@example.com/app:1": '
+        "invalid reference format",
+        "flag": 'app: couldn\'t parse image reference "example.com/app:1 --password=<redacted>": '
+        "invalid reference format",
+        "annotated": 'app: couldn\'t parse image reference "v1 https://<redacted>@x": the '
+        f"annotation {container_key(TRACK_TAG, 'app')} names no valid tag",
+    }
+    images = {w["name"]: w["containers"][0]["image"] for w in outputs[0].json()["workloads"]}
+    assert images["annotated"] == f"{env.registry.host}/r/tagless@{pinned}"  # a reference, whole
+    for result in outputs:
+        assert result.exit_code == 2
+        assert "PLANTED773" not in result.stdout + result.stderr
 
 
 def test_deployments_that_cannot_be_listed_are_a_tick_that_could_not_look(

@@ -165,8 +165,8 @@ def _member(key: object, value: object) -> object:
         return _metadata(value)
     if key in ("command", "args") and isinstance(value, list):
         return _arguments(value)
-    if key in _IMAGE_MEMBERS and isinstance(value, str) and _is_image_reference(value):
-        return value
+    if key in _IMAGE_MEMBERS and isinstance(value, str):
+        return redact_image(value)
     if key in _LABEL_MAPS and isinstance(value, Mapping):
         return {name: _label_value(item) for name, item in value.items()}
     if key in _LABEL_TERMS and isinstance(value, list):
@@ -216,6 +216,12 @@ def _names_a_secret(key: str) -> bool:
     if (key.isalnum() and key[:1].islower()) or "/" in key:
         return False
     return _names_a_credential(key)
+
+
+def redact_image(text: str) -> str:
+    """An image's text as the policy keeps it: a reference whole (`_is_image_reference`), any
+    other text redacted as text (`https://user:pass@host/app:1` loses its userinfo)."""
+    return text if _is_image_reference(text) else redact_text(text)
 
 
 def _is_image_reference(text: str) -> bool:

@@ -10,7 +10,9 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
+from truegreen.cluster.redact import redact_image
 from truegreen.images import ImageReference, ImageReferenceError, is_tag, parse_image
+from truegreen.redaction.text import redact_text
 from truegreen.refresh.annotations import (
     DANGLING_PIN,
     RECORDED_DIGEST,
@@ -213,7 +215,14 @@ def plan_container(
     try:
         tracked, pinned = tracked_reference(container, annotations, mode)
     except ImageReferenceError as error:
-        return ContainerPlan(name, image, None, None, None, (), Decision.INVALID_IMAGE, str(error))
+        # refresh reads its workloads unredacted (it writes them back), so the text that is no
+        # reference, the image's or the track-tag annotation's, is redacted here as doctor's
+        # reads redact it (docs/snapshot.md: "an `image` that is no reference is redacted as
+        # any text"): `https://user:pass@host/app:1` and `app:1 --password=…` are no image.
+        shown = ImageReferenceError(redact_text(error.text), error.reason)
+        return ContainerPlan(
+            name, redact_image(image), None, None, None, (), Decision.INVALID_IMAGE, str(shown)
+        )
     running = running_digests(pods, name)
     recorded = annotations.get(container_key(RECORDED_DIGEST, name))
     tag = tracked.tag if tracked else None
