@@ -192,6 +192,37 @@ def test_a_failing_plugin_is_named_with_the_first_line_it_said_redacted(
     assert "s3cr3t" not in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("said", "quoted"),
+    [
+        ('error: password "PLANTED5521" rejected', 'error: password "<redacted>" rejected'),
+        ("error: password 'PLANTED5522' rejected", "error: password '<redacted>' rejected"),
+        ('token "PLANTED5523 two" was revoked', 'token "<redacted>" was revoked'),
+    ],
+)
+def test_a_quoted_value_after_password_or_token_is_never_quoted_back(
+    tls_fake: tuple[FakeApiServer, Path], tmp_path: Path, said: str, quoted: str
+) -> None:
+    """docs/connecting.md: the value after the word password, token or secret is removed from
+    the plugin's line; one in quotes (Go's %q writes a value in double quotes) to its closing
+    quote, whatever it holds."""
+    (tmp_path / "said.txt").write_text(said + "\n")
+    kubeconfig, plugin = plugin_kubeconfig(
+        tls_fake[1], tmp_path, f"cat '{tmp_path / 'said.txt'}' >&2\nexit 1\n", EKS_ARGS, EKS_ENV
+    )
+    results = [
+        run_cli("doctor", "--kubeconfig", str(kubeconfig), *args)
+        for args in (("--no-color", "-v"), ("-o", "json", "-v"))
+    ]
+    assert results[1].json()["headline"]["text"] == (
+        f"Couldn't log in to the cluster at {tls_fake[0].url}: cannot log in as user 'eks': "
+        f"exec: executable {plugin} failed with exit code 1, saying: {quoted}."
+    )
+    for result in results:
+        assert result.exit_code == 3
+        assert "PLANTED552" not in result.stdout + result.stderr
+
+
 def test_refresh_names_a_plugin_that_never_answers_never_the_cluster(
     tls_fake: tuple[FakeApiServer, Path], tmp_path: Path
 ) -> None:

@@ -730,6 +730,18 @@ def test_a_complaint_holding_a_secret_shape_is_quoted_redacted(plugin: Recording
         ("Negotiate YIIGhgYJKoZIhvcSAQICAQBuggZ1 refused", "Negotiate <redacted> refused"),
         ("basic dXNlcjpwYXNz.", "basic <redacted>."),
         ("id_token eyJ0eXAi.eyJzdWIi.sig", "id_token <redacted>"),
+        # a quoted value runs to its closing quote, whatever it holds, plain words too
+        ('password "hunter two" rejected', 'password "<redacted>" rejected'),
+        ("Token 'letmein' rejected", "Token '<redacted>' rejected"),
+        ("secret `s3 cr3t` refused", "secret `<redacted>` refused"),
+        ('token "a\\"b" refused', 'token "<redacted>" refused'),
+        ('password "never closed', 'password "<redacted>'),
+        ('token "" was empty', 'token "" was empty'),
+        # Go's url.Error quotes the URL a token step ends; its words after `: ` are rule 6's
+        (
+            'refresh: Post "https://sso.example.com/token": dial tcp: i/o timeout',
+            'refresh: Post "https://sso.example.com/token": dial tcp: i/o timeout',
+        ),
         # plain words after a secret word are the plugin's own words, and stay
         ("token expired, run aws sso login", "token expired, run aws sso login"),
         ("the token has expired.", "the token has expired."),

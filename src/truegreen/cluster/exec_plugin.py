@@ -62,11 +62,20 @@ _NOT_A_TIME = "answered an expirationTimestamp that is not an RFC 3339 time"
 # What a plugin's complaint may hold beyond the shapes redact_text finds (a JWT standing alone
 # is one of those: redaction/credential_shapes.py): the token it failed with, after an auth
 # scheme (`Bearer <token68>`, RFC 7235) or a secret word (`refresh token ya29…`, `password
-# hunter2`). A sentence's full stop ends a value.
+# hunter2`). A sentence's full stop ends an unquoted value. A quoted one (`password "…"`, as
+# Go's %q writes a value, `'…'`, or in backquotes) runs to its closing quote, a backslash
+# escaping one, or to the line's end when it is never closed, as rule 6's quoted values do
+# (redaction/text.py `_VALUE`); an empty one (`token ""`) stays. The Go error texts rule 6
+# keeps (text.py `_ERROR_CHAIN`) put no quote right after such a word and a blank: a URL's
+# last step ends before its quote (`Post "https://…/token": dial tcp`), a step's words follow
+# `: ` (`token: unexpected status …`). The trade-off: a quoted name after the word goes too
+# (`Secret "db-login" is invalid`, as apimachinery's NewInvalid names an object): no quoted
+# value can be told from a name.
 _TOKEN68 = r"[A-Za-z0-9._~+/-]*[A-Za-z0-9_~+/-]=*"
 _LOGIN_WORD_AND_VALUE = re.compile(
-    r"(?i)(?<![a-z0-9])(bearer|basic|negotiate|token|password|passwd|secret)([ \t]+)"
-    rf"({_TOKEN68})"
+    r"(?i)(?<![a-z0-9])(?P<word>bearer|basic|negotiate|token|password|passwd|secret)"
+    r"(?P<blank>[ \t]+)(?P<q>[\"'`])?"
+    rf"(?P<value>(?(q)(?:\\.|(?!(?P=q))[^\\\r\n])++|{_TOKEN68}))"
 )
 # The plugin's own words after such a word (`token expired`, `Basic realm=…`) are not a secret.
 _PLAIN_WORD = re.compile(r"[A-Za-z][a-z]*(?:-[a-z]+)*")
@@ -614,12 +623,13 @@ def _said(run: PluginRun, interactive: bool) -> str:
 def redact_login_words(text: str) -> str:
     """`text` with the logins a plugin may echo replaced by `<redacted>`: the value after an
     auth scheme or after password, token or secret, unless that value is a plain word (`token
-    expired` stays). A JWT standing alone is redact_text's, which every line goes through
-    first."""
+    expired` stays), and a quoted value there whatever it holds (`password "<redacted>"`). A
+    JWT standing alone is redact_text's, which every line goes through first."""
     return _LOGIN_WORD_AND_VALUE.sub(_login_value_redacted, text)
 
 
 def _login_value_redacted(found: re.Match[str]) -> str:
-    if _PLAIN_WORD.fullmatch(found[3].rstrip("=")):
+    quote = found["q"] or ""
+    if not quote and _PLAIN_WORD.fullmatch(found["value"].rstrip("=")):
         return found[0]
-    return f"{found[1]}{found[2]}{REDACTED}"
+    return f"{found['word']}{found['blank']}{quote}{REDACTED}"
