@@ -1,7 +1,8 @@
 """Credentials that stand elsewhere than an env var's value or a secret-named flag reach no
 snapshot: HTTP probe and hook headers (cookie headers too), KubeRay's `rayStartParams`, signed
 URLs, tokens known by their form, curl's, MySQL's, redis-cli's (valkey-cli's) and MongoDB
-clients' own password options, curl's cookie data, a secret-named annotation.
+clients' own password options, curl's cookie data, a registry login's `-p`, a secret-named
+annotation.
 
 The objects are the shapes the reviewer reproduced the leaks with (/tmp/probe_snapshot
 t1_redact.py, t2_headers.py, t3_ray.py, t7_sas.py), served by the fake API server and read by
@@ -293,3 +294,59 @@ def test_no_credential_outside_env_and_flags_reaches_a_snapshot(doctor: Doctor) 
         assert kept in written, kept
     # The argument list, one item a line: the item after redis-cli's `-a` is replaced whole.
     assert re.search(rb'"redis-cli",\s+"-h",\s+"127.0.0.1",\s+"-a",\s+"<redacted>",', written)
+
+
+# docker/cli cli/command/registry/login.go: `-p` is `--password`; podman's, helm registry's
+# and the other registry tools' logins the same (redaction/command_logins.py).
+DOCKER_LOGIN_PASSWORD = "PLANTED9901docker"
+HELM_LOGIN_PASSWORD = "PLANTED9902helm"
+PODMAN_LOGIN_PASSWORD = "PLANTED9903podman"
+SKOPEO_LOGIN_PASSWORD = "PLANTED9904skopeo"
+
+
+def _pusher() -> Obj:
+    """A job that logs in to its registries: a shell line and an argument list whose tool is
+    named in `command` and its login's password given in `args`."""
+    workload = deployment("pusher", [container("push", f"{REGISTRY}/pusher:1", port=8080)])
+    spec = workload["spec"]["template"]["spec"]
+    spec["containers"][0]["args"] = [
+        "sh",
+        "-c",
+        f"docker login -u robot -p {DOCKER_LOGIN_PASSWORD} registry.example.com && "
+        f"helm registry login registry.example.com -u robot -p {HELM_LOGIN_PASSWORD}",
+    ]
+    spec["initContainers"] = [
+        {
+            "name": "login",
+            "image": "quay.io/podman/stable:v5",
+            "command": ["podman"],
+            "args": ["login", "-u", "robot", "-p", PODMAN_LOGIN_PASSWORD, "registry.example.com"],
+        },
+        {
+            "name": "copy",
+            "image": "quay.io/skopeo/stable:v1",
+            "command": ["skopeo", "login", f"-p={SKOPEO_LOGIN_PASSWORD}", "registry.example.com"],
+        },
+    ]
+    return workload
+
+
+def test_a_registry_login_s_password_reaches_no_snapshot(doctor: Doctor) -> None:
+    workload = _pusher()
+    doctor.load(lambda now: [*healthy(now), workload, pod_for(workload, now, suffix="rl01")])
+    planted = (
+        DOCKER_LOGIN_PASSWORD,
+        HELM_LOGIN_PASSWORD,
+        PODMAN_LOGIN_PASSWORD,
+        SKOPEO_LOGIN_PASSWORD,
+    )
+    written = _written(doctor.snapshot())
+    assert b"docker login -u robot -p " in written, "precondition: the command was saved"
+    assert [value for value in planted if value.encode() in written] == []
+    # What is no secret stays readable around what was.
+    assert (
+        b"docker login -u robot -p <redacted> registry.example.com && helm registry login "
+        b"registry.example.com -u robot -p <redacted>"
+    ) in written
+    assert re.search(rb'"login",\s+"-u",\s+"robot",\s+"-p",\s+"<redacted>",', written)
+    assert re.search(rb'"skopeo",\s+"login",\s+"-p=<redacted>",', written)

@@ -1,6 +1,6 @@
-"""Passwords given to redis-cli (and its forks valkey-cli and keydb-cli) and MongoDB's clients by
-their own short options, and curl's cookie data (redaction/command_logins.py), after the client
-stands in the same string or argument list, and
+"""Passwords given to redis-cli (and its forks valkey-cli and keydb-cli), MongoDB's clients and
+registry logins (`docker login`) by their own short options, and curl's cookie data
+(redaction/command_logins.py), after the client stands in the same string or argument list, and
 the database logins that other rules already take (by a secret word in the name, by a URI's
 userinfo), pinned here so that no change to the client rules loses them."""
 
@@ -78,6 +78,29 @@ from truegreen.redaction.text import redact_text
         ),
         # A cookie header goes by its name (text.py): curl's `-H` needs no rule of its own.
         ('curl -H "Cookie: sid=abc123" http://app', f'curl -H "Cookie: {REDACTED}" http://app'),
+        # docker/cli cli/command/registry/login.go: `-p` is `--password`, read by pflag (the
+        # next argument whatever it is, one attached, or after `=`); the other registry tools'
+        # logins the same.
+        (
+            "docker login -u robot -p hunter2 registry.example.com",
+            f"docker login -u robot -p {REDACTED} registry.example.com",
+        ),
+        ("podman login -p=hunter2 r", f"podman login -p={REDACTED} r"),
+        ("buildah login -phunter2 r", f"buildah login -p{REDACTED} r"),
+        ("skopeo login -u a -p -dash r", f"skopeo login -u a -p {REDACTED} r"),
+        ("nerdctl login -p 'two words' r", f"nerdctl login -p '{REDACTED}' r"),
+        ("helm registry login r -u a -p hunter2", f"helm registry login r -u a -p {REDACTED}"),
+        ("oras login -p hunter2 r", f"oras login -p {REDACTED} r"),
+        ("crane auth login r -u a -p hunter2", f"crane auth login r -u a -p {REDACTED}"),
+        (
+            "/usr/bin/docker --config /c login -p x r",
+            f"/usr/bin/docker --config /c login -p {REDACTED} r",
+        ),
+        # Another program's `-p` after the login, in the same line, pays for it (docs).
+        (
+            "docker login -p x r && docker run -p 8080:80 web",
+            f"docker login -p {REDACTED} r && docker run -p {REDACTED} web",
+        ),
         # What other rules already take, in the same lines.
         (
             "psql postgres://app:hunter2@db:5432/x -c 'select 1'",
@@ -117,6 +140,10 @@ def test_a_client_s_password_option_is_redacted(text: str, expected: str) -> Non
         "curl -b cookies.txt -c cookies.txt http://app",  # no `=`: a file's name
         'curl -b "" http://app',  # the cookie engine, no cookie
         "wget --load-cookies=jar http://app",
+        "docker run -p 8080:80 web",  # no login: docker run's `-p` publishes a port
+        "docker login -p= r",  # an empty value stays empty
+        "helm install x -p 5 && echo login",  # `-p` before the login is no login's
+        "ssh login@host -p 2222",  # no registry tool before the login
     ],
 )
 def test_what_is_no_client_password_is_kept(text: str) -> None:
@@ -159,6 +186,21 @@ def test_argument_lists_redact_a_mongodb_client_s_password() -> None:
     ]
 
 
+def test_argument_lists_redact_a_registry_login_s_password() -> None:
+    login = ["/usr/bin/podman", "login", "-u", "robot", "-p", "x", "-py", "-p=z", "-p=", "r"]
+    assert redact_arguments(login) == [
+        *("/usr/bin/podman", "login", "-u", "robot", "-p", REDACTED, f"-p{REDACTED}"),
+        *(f"-p={REDACTED}", "-p=", "r"),
+    ]
+    assert redact_arguments(["helm", "registry", "login", "-p", "-x"]) == [
+        *("helm", "registry", "login", "-p", REDACTED)
+    ]
+    assert redact_arguments(["docker", "login", "-p", ""]) == ["docker", "login", "-p", ""]
+    # No login after the tool, or a login after no tool: another option's `-p`, kept.
+    assert redact_arguments(["docker", "run", "-p", "80:80"]) == ["docker", "run", "-p", "80:80"]
+    assert redact_arguments(["login", "-p", "8", "docker"]) == ["login", "-p", "8", "docker"]
+
+
 def test_argument_lists_redact_curl_s_cookie_data_and_keep_its_cookie_files() -> None:
     cookies = ["curl", "-b", "sid=x", "--cookie", "a=b; c=d", "--cookie=e=f", "-bg=h"]
     assert redact_arguments(cookies) == [
@@ -198,7 +240,7 @@ def test_a_client_s_name_inside_a_secret_or_a_word_names_no_client() -> None:
                 *("redis-cli", "mongosh", "mysql", " -a ", " -p ", "-p=", "-a", "-p", " ", "\t"),
                 *("valkey-cli", "mongo", "mongodump", "curl", " -b ", "-b", "--cookie", "=", "-p"),
                 *("\n", '"', "'", ";", "|", "x", "-x", "password=", "--pass ", "Cookie: "),
-                *("AKIAIOSFODNN7EXAMPLE", "u:p@", "https://"),
+                *("AKIAIOSFODNN7EXAMPLE", "u:p@", "https://", "docker", "helm", "login"),
             ]
         ),
         max_size=10,
@@ -217,6 +259,7 @@ def test_client_password_redaction_is_idempotent(text: str) -> None:
         (["redis-cli"], ["-a", "S2", "ping"], ["-a", REDACTED, "ping"]),
         (["mysql", "--password"], ["S3"], [REDACTED]),
         (["curl", "-u"], ["me:S4"], [f"me:{REDACTED}"]),
+        (["docker"], ["login", "-p", "S5", "r"], ["login", "-p", REDACTED, "r"]),
         (["python"], ["-pX", "-a", "y"], ["-pX", "-a", "y"]),  # no client: kept
     ],
 )

@@ -18,7 +18,8 @@ The policy, listed for operators in docs/snapshot.md:
   the password of a client's own option after that client: MySQL's `-pPASSWORD`, redis-cli's
   (valkey-cli's, keydb-cli's) `-a PASSWORD`, a MongoDB client's `-p PASSWORD` (mongosh, the
   legacy `mongo` shell, mongodump and the other Database Tools), and curl's cookie data
-  (`-b NAME=VALUE`; one without `=` names a file, kept) (redaction/command_logins.py).
+  (`-b NAME=VALUE`; one without `=` names a file, kept), and a registry login's `-p PASSWORD`
+  (`docker login`, `podman login`, `helm registry login`…) (redaction/command_logins.py).
 - Every string anywhere (log lines and event messages too; not an image reference or a
   label value that selectors match on): URL userinfo
   (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, JWTs, GitHub and
@@ -52,6 +53,7 @@ from truegreen.redaction.command_logins import (
     Client,
     client_password_redacted,
     clients_named,
+    names_registry_tool,
     takes_user,
     user_password_redacted,
 )
@@ -301,9 +303,11 @@ def _arguments(arguments: list[Any]) -> list[Any]:
     (`--password hunter2`) replaced whole, the password of the one after curl's `-u`
     (`admin:hunter2`), and the password of a client's own option after that client: MySQL's
     `-pPASSWORD`, redis-cli's `-a PASSWORD`, a MongoDB client's `-p PASSWORD`, curl's
-    `-b NAME=VALUE` (redaction/command_logins.py)."""
+    `-b NAME=VALUE`, a registry login's `-p PASSWORD` (`docker login`: redaction/
+    command_logins.py)."""
     redacted: list[Any] = []
     clients: frozenset[Client] = frozenset()
+    tool_before = False  # a registry tool named, whose `login` in a later item takes `-p`
     for index, argument in enumerate(arguments):
         previous = arguments[index - 1] if index else None
         if not isinstance(argument, str):
@@ -325,7 +329,8 @@ def _arguments(arguments: list[Any]) -> list[Any]:
         text = redact_text(text)
         # Named by what is left: a client's name inside a secret (`password=mongo…`) is gone
         # from the item once redacted, and a second pass must find the same clients.
-        clients |= clients_named(text)
+        clients |= clients_named(text, tool_before=tool_before)
+        tool_before = tool_before or names_registry_tool(text)
         redacted.append(text)
     return redacted
 

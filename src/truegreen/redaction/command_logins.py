@@ -42,12 +42,22 @@ redacts `--password x` because the flag's name says so; these flags' names do no
   cookie.md: "If no `=` symbol is used in the argument, it is instead treated as a filename").
   curl takes the next argument whatever it is. `-H "Cookie: …"` goes by the cookie header's
   rule (text.py) already.
-The last three, like MySQL's, only after their client stands earlier in the same string or
+- a registry login's `-p PASSWORD`, `-p=PASSWORD` and `-pPASSWORD`: `docker login` (docker/cli
+  cli/command/registry/login.go: `flags.StringVarP(&opts.password, "password", "p", …)`),
+  `podman login`, `buildah login` and `skopeo login` (containers/common pkg/auth/cli.go
+  GetLoginFlags: `StringVarP(&flags.Password, "password", "p", …)`), `nerdctl login`,
+  `helm registry login` (helm cmd/helm/registry_login.go), `oras login` and `crane auth login`:
+  each reads it with spf13/pflag (flag.go parseSingleShortArg: the value after `=`, the rest
+  of the word, or else the next argument whatever it is). Only after `login` that follows one
+  of those programs' names in the same string or argument list: `docker run -p 8080:80`
+  publishes a port. `--password` goes by its name already.
+The last four, like MySQL's, only after their client stands earlier in the same string or
 argument list (`redis-cli`, `valkey-cli`, `keydb-cli`, `mongo`, `curl`, as text: `mongo` names
-mongosh, the tools and the legacy shell alike, and `mongod` or a `mongodb://` URI too): to most
-programs `-a`, `-p` and `-b` mean something else. A value after the client that another program
-of the same shell line takes (`redis-cli ping; ls -a /data`) is lost too: found as text, a
-client's options never depend on how the shell line was cut, which other rules' redactions may
+mongosh, the tools and the legacy shell alike, and `mongod` or a `mongodb://` URI too; a
+registry tool's `login`): to most programs `-a`, `-p` and `-b` mean something else. A value
+after the client that another program of the same shell line takes (`redis-cli ping; ls -a
+/data`, `docker login …; docker run -p 8080:80 …`) is lost too: found as text, a client's
+options never depend on how the shell line was cut, which other rules' redactions may
 change.
 """
 
@@ -106,6 +116,12 @@ _MONGO_PASSWORD = LazyPattern(
     r"(?<![^\s\"'])(?P<flag>-p(?:=|[ \t]++(?!-)"
     rf"|(?:(?<=[ \t]-p)|(?<=[ \t][\"']-p))(?=[^\s=]))){_NEXT_WORD}"
 )
+# A registry login's `-p PASSWORD` (any next word: pflag takes it whatever it starts with),
+# `-p=PASSWORD` and `-pPASSWORD` (attached, after a blank, as MongoDB's); an empty `-p=` stays.
+_LOGIN_PASSWORD = LazyPattern(
+    r"(?<![^\s\"'])(?P<flag>-p(?:=|[ \t]++"
+    rf"|(?:(?<=[ \t]-p)|(?<=[ \t][\"']-p))(?=[^\s=]))){_NEXT_WORD}"
+)
 # curl's `-b`/`--cookie` value holding a `=` (cookie data; one without names a file): attached to
 # `-b`, after `--cookie=`, or after blanks; quoted (its `=` before the closing quote) or not.
 _CURL_COOKIE = LazyPattern(
@@ -122,6 +138,13 @@ class Client(Enum):
     REDIS = ("redis-cli", "valkey-cli", "keydb-cli")
     MONGO = ("mongo",)  # mongosh, mongodump and the other tools, the legacy `mongo` shell
     CURL = ("curl",)
+    # `login` after a REGISTRY_TOOLS name (`docker login`, `helm registry login`): named by
+    # `clients_named` and `_login_end`, never by its word alone.
+    REGISTRY_LOGIN = ("login",)
+
+
+REGISTRY_TOOLS = ("docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras", "crane")
+"""The programs whose `login` takes a registry password as `-p` (pflag's `--password` short)."""
 
 
 # Each client's names and its rule, by plain tuples: looked up for every string redacted, where
@@ -132,13 +155,14 @@ _CLIENT_RULES = (
     (Client.MONGO.value, _MONGO_PASSWORD),
     (Client.CURL.value, _CURL_COOKIE),
 )
-_CLIENTS = tuple((client, client.value) for client in Client)
+_CLIENTS = tuple((client, client.value) for client in Client if client is not Client.REGISTRY_LOGIN)
 
 
 def redact_command_logins(text: str) -> str:
     """`text` with the password of every curl `-u user:password`, and of every client's own
     password option after that client (MySQL's `-pPASSWORD`, redis-cli's `-a PASSWORD`, a
-    MongoDB client's `-p PASSWORD`, curl's `-b NAME=VALUE`), replaced; each rule only where
+    MongoDB client's `-p PASSWORD`, curl's `-b NAME=VALUE`, `docker login`'s and the other
+    registry logins' `-p PASSWORD`), replaced; each rule only where
     what it needs is there (`-u` or `-U`, which `--user` and `--proxy-user` hold too, and a `:`;
     the client's name): most text of an object holds neither, and costs a few scans."""
     if "-" in text and ":" in text and ("u" in text or "U" in text):
@@ -147,6 +171,9 @@ def redact_command_logins(text: str) -> str:
         end = _client_end(text, names)
         if end >= 0:
             text = _redacted_after(rule.pattern, text, end)
+    end = _login_end(text)
+    if end >= 0:
+        text = _redacted_after(_LOGIN_PASSWORD.pattern, text, end)
     return text
 
 
@@ -168,6 +195,15 @@ def _client_end(text: str, names: tuple[str, ...]) -> int:
     if not any(name in text for name in names):  # most text names no client: a quick look
         return -1
     return min(at + len(name) for name in names if (at := text.find(name)) >= 0)
+
+
+def _login_end(text: str) -> int:
+    """Where the first `login` after a registry tool's name in `text` ends; -1 where none."""
+    tool = _client_end(text, REGISTRY_TOOLS)
+    if tool < 0:
+        return -1
+    login = text.find("login", tool)
+    return login + len("login") if login >= 0 else -1
 
 
 def _user_kept(found: re.Match[str]) -> str:
@@ -195,17 +231,29 @@ def user_password_redacted(argument: str) -> str:
     return f"{user}:{REDACTED}"
 
 
-def clients_named(argument: str) -> frozenset[Client]:
-    """The clients an argument list's item names (`/usr/bin/mysql`, `redis-cli`)."""
-    return frozenset(client for client, names in _CLIENTS if _client_end(argument, names) >= 0)
+def clients_named(argument: str, *, tool_before: bool = False) -> frozenset[Client]:
+    """The clients an argument list's item names (`/usr/bin/mysql`, `redis-cli`); a registry
+    login where the item holds `login` after a registry tool stood in an earlier item
+    (`tool_before`: `["docker", "login"]`) or in the same one (`sh -c "docker login …"`)."""
+    named = frozenset(client for client, names in _CLIENTS if _client_end(argument, names) >= 0)
+    if "login" in argument and (tool_before or _login_end(argument) >= 0):
+        return named | {Client.REGISTRY_LOGIN}
+    return named
+
+
+def names_registry_tool(argument: str) -> bool:
+    """Whether an argument list's item names a registry tool (`docker`, `/usr/bin/podman`),
+    whose `login` in a later item takes `-p` (`clients_named`)."""
+    return _client_end(argument, REGISTRY_TOOLS) >= 0
 
 
 def client_password_redacted(argument: str, previous: object, clients: frozenset[Client]) -> str:
     """An argument list's item after `clients` stood earlier in the list, `previous` the item
     before it: the password of a client's own option replaced (redis-cli's `-a PASSWORD`, a
-    MongoDB client's `-p PASSWORD`, `-p=PASSWORD` and `-pPASSWORD`, MySQL's `-pPASSWORD`), and
-    curl's cookie data (`-b NAME=VALUE`, `--cookie=…`, `-bNAME=VALUE`); any other as it is,
-    and an empty one stays empty."""
+    MongoDB client's `-p PASSWORD`, `-p=PASSWORD` and `-pPASSWORD`, MySQL's `-pPASSWORD`, a
+    registry login's `-p PASSWORD`, `-p=PASSWORD` and `-pPASSWORD`), and curl's cookie data
+    (`-b NAME=VALUE`, `--cookie=…`, `-bNAME=VALUE`); any other as it is, and an empty one
+    stays empty."""
     if not argument:
         return argument
     if Client.REDIS in clients and previous == "-a":
@@ -218,6 +266,13 @@ def client_password_redacted(argument: str, previous: object, clients: frozenset
             return f"--cookie={REDACTED}"
         if (attached := _GROUPED_COOKIE_DATA.fullmatch(argument)) is not None:
             return f"{attached['flag']}{REDACTED}"
+    if Client.REGISTRY_LOGIN in clients:
+        if previous == "-p":  # pflag takes the next argument whatever it starts with
+            return REDACTED
+        if argument.startswith("-p=") and len(argument) > len("-p="):
+            return f"-p={REDACTED}"
+        if argument.startswith("-p") and argument not in ("-p", "-p="):
+            return f"-p{REDACTED}"
     if Client.MONGO in clients:
         if previous == "-p" and not argument.startswith("-"):
             return REDACTED
