@@ -7,6 +7,7 @@ all; one namespace that cannot be read is its own unknown; the worst exit code w
 
 import copy
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 
 from tests.scenario.conftest import CREDENTIALS
 from tests.support.cli import CliResult, run_cli
-from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.fake_apiserver import ApiFailureError, FakeApiServer, Fault
 from tests.support.hostile import HostileServer, issue, make_authority
 from tests.support.scenarios import (
     NAMESPACE,
@@ -217,6 +218,48 @@ def test_a_namespace_list_the_server_answers_with_an_error_quotes_the_server(
         "Run again; if it stays, ask your cluster admin to check the cluster's health "
         f"(`kubectl --kubeconfig {kubeconfig} get --raw /readyz`)."
     )
+
+
+class _EchoingServer(FakeApiServer):
+    """Answers requests under `refused` with `status` and a message that echoes a login, as a
+    webhook or an authenticating proxy in front of the API server may."""
+
+    def __init__(self, refused: str, status: int, reason: str) -> None:
+        super().__init__()
+        self.refused, self.status, self.reason = refused, status, reason
+
+    def handle(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str],
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> tuple[int, Any, dict[str, str]]:
+        if path.startswith(self.refused):
+            message = "backend refused: token: PLANTED8812 (user bob)"
+            raise ApiFailureError(self.status, self.reason, message)
+        return super().handle(method, path, query, headers, body)
+
+
+@pytest.mark.parametrize(
+    ("refused", "status", "reason", "args"),
+    [
+        ("/api/v1/namespaces", 500, "InternalError", ("-A",)),
+        ("/", 401, "Unauthorized", ()),
+    ],
+)
+def test_the_server_s_own_words_are_quoted_redacted(
+    tmp_path: Path, refused: str, status: int, reason: str, args: tuple[str, ...]
+) -> None:
+    """A namespace list the server failed, and a login it refused, quote its message: through
+    the redaction every quoted text takes."""
+    with _EchoingServer(refused, status, reason) as server:
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace="train")
+        result = _doctor(kubeconfig, *args, "-o", "json")
+    assert result.exit_code == 3
+    assert "PLANTED8812" not in result.stdout + result.stderr
+    assert "backend refused: token: <redacted> (user bob)" in result.json()["headline"]["text"]
 
 
 @pytest.mark.parametrize(

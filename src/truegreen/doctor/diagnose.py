@@ -22,6 +22,7 @@ from truegreen.doctor.reads.gather import gather
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
 from truegreen.kubectl import Kubectl, truegreen_command
 from truegreen.plain_words import Login, login_todo, no_login, plain_connection_why
+from truegreen.redaction.text import redact_text
 
 if TYPE_CHECKING:
     from truegreen.trial.readback import TrialRun
@@ -185,7 +186,7 @@ def unreachable_findings(
         why = fields["why"]
     elif cant.failure is ReadFailure.UNAUTHORIZED:
         code = "cluster-login-refused"
-        message = cant.server_message or "401 Unauthorized"
+        message = redact_text(cant.server_message) or "401 Unauthorized"
         # Over plain http client-go sends no login at all (client_config.go ClientConfig
         # merges the user's credentials only where IsConfigTransportTLS): what was refused is
         # a request without one, and no login detail can fix that.

@@ -710,13 +710,15 @@ def namespaces_not_listed(
     of the permission stands as it is."""
     from truegreen.cluster.namespace_selection import NamespacesNotListedError
     from truegreen.plain_words import read_remedy
+    from truegreen.redaction.text import redact_text
 
     cant = error.cant
     if cant is None:
         return error
     if not cant.reached or cant.failure is ReadFailure.UNAUTHORIZED:
         return _nothing_read(Unreachable(cant), where, kubectl)
-    said = f': "{cant.server_message}"' if cant.server_message else ""
+    # The server's words may echo what it was sent, as a webhook's do: redacted as any.
+    said = f': "{redact_text(cant.server_message)}"' if cant.server_message else ""
     listed = NamespacesNotListedError(
         error.what,
         f"{cant.reason}{said}",
