@@ -10,16 +10,16 @@ only letter for letter. So the handshake checks only the chain, and the name is 
 """
 
 import ipaddress
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _IPV4_IN_IPV6 = bytes(10) + b"\xff\xff"
 """net.IP's 16-byte form of an IPv4 address starts with this (net/ip.go `v4InV6Prefix`)."""
 
 
-@dataclass(frozen=True)
-class CertificateNames:
+class CertificateNames(Struct, frozen=True):
     """The names a server certificate holds, as Go's x509.Certificate has them."""
 
     dns_names: tuple[str, ...]
