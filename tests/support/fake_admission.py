@@ -318,7 +318,8 @@ def _limit_ranges(server: FakeApiServer, namespace: str, name: str, spec: JsonOb
 
 def _priority(server: FakeApiServer, name: str, spec: JsonObject) -> None:
     """plugin/pkg/admission/priority/admission.go admitPod: the class's value (the lowest
-    globalDefault class when none is named, else 0), refused when the class does not exist."""
+    globalDefault class when none is named, else 0) and its preemptionPolicy, refused when the
+    class does not exist or the pod states a preemptionPolicy other than the class's."""
     classes = server.list_objects("PriorityClass")
     named = spec.get("priorityClassName")
     if named:
@@ -331,9 +332,21 @@ def _priority(server: FakeApiServer, name: str, spec: JsonObject) -> None:
         if found is not None:
             spec["priorityClassName"] = found["metadata"]["name"]
     spec["priority"] = found["value"] if found else 0
-    spec.setdefault(
-        "preemptionPolicy", (found or {}).get("preemptionPolicy", "PreemptLowerPriority")
-    )
+    if found is None:
+        spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+        return
+    # A class always has a policy (scheduling/v1 defaults.go SetDefaults_PriorityClass): a pod
+    # that states another is refused, never stored with its own.
+    policy = found.get("preemptionPolicy", "PreemptLowerPriority")
+    stated = spec.get("preemptionPolicy")
+    if stated is not None and stated != policy:
+        raise _forbidden(
+            name,
+            f"the string value of PreemptionPolicy ({stated}) must not be provided in pod "
+            f"spec; priority admission controller computed {policy} from the given "
+            "PriorityClass name",
+        )
+    spec["preemptionPolicy"] = policy
 
 
 def _extended_resource_toleration(spec: JsonObject) -> None:
