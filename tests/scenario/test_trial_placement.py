@@ -6,6 +6,7 @@ Against the fake API server, its trial kubelet (tests/support/fake_kubelet.py) a
 integration as the fake admits pods (tests/support/fake_admission.py `KueuePods`, from kueue
 pkg/controller/jobs/pod/pod_webhook.go)."""
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -147,3 +148,116 @@ def test_a_queue_that_does_not_admit_the_trial_in_time_is_unknown(doctor: Doctor
     assert doctor.server.kubelet.threads == [], "precondition: no machine ever saw the pod"
     assert result.exit_code == 3
     assert _trial_pods(doctor) == []
+
+
+def _priority_class(name: str, value: int, policy: str, *, default: bool = False) -> Obj:
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+        "preemptionPolicy": policy,
+        "globalDefault": default,
+    }
+
+
+def _job_of_class(policy: str | None, *, default_policy: str | None = None) -> Any:
+    """The CPU job naming the class `training-critical` (value 1000000) of `policy`, or no
+    class (None); and, where `default_policy` is given, a `globalDefault` class of it."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-llm", now, gpus=0)
+        classes = []
+        if policy is not None:
+            job["spec"]["template"]["spec"]["priorityClassName"] = "training-critical"
+            classes.append(_priority_class("training-critical", 1_000_000, policy))
+        if default_policy is not None:
+            classes.append(_priority_class("everyone", 1000, default_policy, default=True))
+        return [*(o for o in healthy(now) if o["kind"] != "Job"), job, *classes]
+
+    return build
+
+
+def test_a_trial_never_pushes_others_off_a_machine_though_the_job_s_class_would(
+    doctor: Doctor,
+) -> None:
+    """kube-scheduler deletes lower-priority running pods to place a pod that may preempt
+    (defaultpreemption/default_preemption.go PostFilter, preemption.go prepareCandidate), and
+    the Priority plugin refuses a pod whose `preemptionPolicy` differs from its class's
+    (plugin/pkg/admission/priority/admission.go admitPod): the trial pod drops the job's
+    preempting class and never preempts, and says so where it found no room."""
+    doctor.load(_job_of_class("PreemptLowerPriority"))
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, unschedulable=NO_ROOM)
+    result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
+    [created] = doctor.server.kubelet.pods.values()
+    spec = created["spec"]
+    assert spec["preemptionPolicy"] == "Never", "a probe never costs anyone their run"
+    assert (spec.get("priorityClassName"), spec["priority"]) == (None, 0), spec
+    annotations = created["metadata"]["annotations"]
+    assert annotations["truegreen.io/trial-priority-class-dropped"] == "training-critical"
+    trial = trial_findings(result.json())
+    assert [(f["code"], f["status"]) for f in trial] == [("trial.not-placed", "unknown")]
+    assert result.exit_code == 3
+    [detail] = trial[0]["details"]
+    assert "waited without the job's priority class 'training-critical'" in detail, detail
+
+
+def test_a_job_whose_class_never_preempts_is_tried_at_its_own_priority(doctor: Doctor) -> None:
+    doctor.load(_job_of_class("Never"))
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    result = doctor.live("--trial", "-o", "json")
+    assert [(f["code"], f["status"]) for f in trial_findings(result.json())] == [("trial.ok", "ok")]
+    [created] = doctor.server.kubelet.pods.values()
+    spec = created["spec"]
+    assert (spec["priorityClassName"], spec["priority"], spec["preemptionPolicy"]) == (
+        "training-critical",
+        1_000_000,
+        "Never",
+    )
+    assert "truegreen.io/trial-priority-class-dropped" not in created["metadata"]["annotations"]
+
+
+def test_a_default_class_that_preempts_keeps_the_trial_from_starting(doctor: Doctor) -> None:
+    """With no class named, the Priority plugin gives the pod the `globalDefault` class and
+    its policy, and refuses the trial pod's `Never` under a preempting one: no trial runs,
+    unknown in the server's words, never a pod that may preempt."""
+    doctor.load(_job_of_class(None, default_policy="PreemptLowerPriority"))
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    result = doctor.live("--trial", "-o", "json", "--verbose")
+    trial = trial_findings(result.json())
+    assert [(f["code"], f["status"]) for f in trial] == [("trial.would-preempt", "unknown")]
+    assert result.exit_code == 3
+    assert "PreemptionPolicy (Never) must not be provided" in trial[0]["details"][0]
+    assert doctor.server.kubelet.pods == {}
+    assert _trial_pods(doctor) == []
+
+
+class _PolicyChanged(FakeKubelet):
+    """A trial pod stored as one that may preempt (a webhook changed its policy), which
+    kube-scheduler nominated for a machine while it deletes the victims there
+    (preemption.go `prepareCandidate`, schedule_one.go handleSchedulingFailure)."""
+
+    def _unschedulable(
+        self, pod: Mapping[str, Any], words: str, component: str = "default-scheduler"
+    ) -> None:
+        super()._unschedulable(pod, words, component)
+        meta = pod["metadata"]
+        stored = self.server.get_object("Pod", meta["name"], meta["namespace"])
+        if stored is not None:
+            stored["spec"]["preemptionPolicy"] = "PreemptLowerPriority"
+            stored["status"]["nominatedNodeName"] = "gpu-1"
+            self.server.update_object(stored)
+
+
+def test_a_trial_pod_the_scheduler_made_room_for_says_so(doctor: Doctor) -> None:
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = _PolicyChanged(doctor.server, unschedulable=NO_ROOM)
+    result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
+    [found] = trial_findings(result.json())
+    assert (found["code"], found["status"]) == ("trial.not-placed", "unknown")
+    [detail] = found["details"]
+    assert "stopping lower-priority programs on gpu-1 to make room for it" in detail, detail

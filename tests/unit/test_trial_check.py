@@ -239,6 +239,21 @@ CASES: list[tuple[TrialRun | CantRead, tuple[str, str]]] = [
         ("trial.refused", "unknown"),
     ),
     (
+        # The Priority plugin's refusal of the trial pod's own `preemptionPolicy: Never`
+        # (plugin/pkg/admission/priority/admission.go admitPod).
+        TrialRun(
+            refused=CantRead(
+                ReadFailure.FORBIDDEN,
+                "create pod: refused",
+                server_message=f'pods "{POD}" is forbidden: the string value of '
+                "PreemptionPolicy (Never) must not be provided in pod spec; priority admission "
+                "controller computed PreemptLowerPriority from the given PriorityClass name",
+            ),
+            refused_pod=POD,
+        ),
+        ("trial.would-preempt", "unknown"),
+    ),
+    (
         TrialRun(
             refused=CantRead(
                 ReadFailure.FORBIDDEN,

@@ -239,7 +239,9 @@ def trial_options(parser: argparse.ArgumentParser) -> None:
         "cannot: the image download, the GPUs, shared memory, the dataset, the workers reaching "
         "each other (docs/trial.md). They hold GPUs and count against the quota while they run, "
         "and are deleted after; one that finds no room can make an autoscaler start a machine, "
-        "which stays, and costs, until the autoscaler removes it. Needs create and delete on "
+        "which stays, and costs, until the autoscaler removes it. They never push other "
+        "people's programs off a machine: where the job's priority class would, they run "
+        "without it. Needs create and delete on "
         "pods, get on pods/log, list on events.",
     )
     parser.add_argument(

@@ -3,9 +3,9 @@ for a few seconds instead of the training program.
 
 From the job's pod (its metadata and spec, as doctor's admission trial sends it), each trial pod
 keeps what decides where and how the pod starts: the image, requests and limits (GPUs included),
-node selector, affinity, tolerations, runtime class, priority class, service account, pull
-secrets, init containers, the env (references kept, so a missing setting shows as the kubelet
-shows it) and the volumes. It changes only what a trial needs:
+node selector, affinity, tolerations, runtime class, priority class (unless it may preempt:
+below), service account, pull secrets, init containers, the env (references kept, so a missing
+setting shows as the kubelet shows it) and the volumes. It changes only what a trial needs:
 - named `truegreen-trial-<job>-<run>-<rank>`, labelled `truegreen.io/trial: "true"` and
   `truegreen.io/trial-run: <run>` (and with the job's queue labels, `TrialSettings`), owned
   by nothing (no ownerReferences) and without the labels a controller selects pods by (those
@@ -18,6 +18,14 @@ shows it) and the volumes. It changes only what a trial needs:
   `schedulerName`, which places it as a single pod;
 - `restartPolicy: Never` and `activeDeadlineSeconds`: the kubelet ends it by itself
   (pkg/kubelet/active_deadline.go) if truegreen cannot;
+- `preemptionPolicy: Never`, so the scheduler never deletes another's running pod to place it
+  (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go
+  `PodEligibleToPreemptOthers`): a probe deleted seconds later must not cost anyone their run.
+  The Priority admission plugin refuses a pod whose policy differs from its class's
+  (plugin/pkg/admission/priority/admission.go `admitPod`), so the job's class is dropped where
+  it may preempt (`TrialSettings.preempting_class`, named in TRIAL_CLASS_DROPPED): the pod then
+  waits at the cluster's default priority. Where the default class itself preempts, the server
+  refuses the pod: the trial never runs rather than preempts;
 - the trainer container (the one asking for GPUs, else the first) runs the probe
   (`sh -c` starting `python3 -c <probe.py>`, or `sh -c <probe.sh>` in an image without
   Python), with its settings as env; its probes
@@ -62,6 +70,12 @@ TRIAL_READ_ONLY = "truegreen.io/trial-read-only"
 """On a trial pod, the job's own containers (init containers, native sidecars) that mount a
 claim the job lets them write and the trial mounts read-only, comma-separated: one that fails
 may fail only because of that (truegreen.trial.readback)."""
+TRIAL_CLASS_DROPPED = "truegreen.io/trial-priority-class-dropped"
+"""On a trial pod made without the job's PriorityClass because that class may preempt, its
+name: the pod was placed at the cluster's default priority, not the job's
+(truegreen.trial.readback says so where it was not placed)."""
+NEVER_PREEMPT = "Never"
+"""Every trial pod's `preemptionPolicy`: it never takes a running pod's room."""
 TRIAL_RUN_LABEL = "truegreen.io/trial-run"
 """This run's id: the workers' anti-affinity names only this run's pods."""
 PROBE_PREFIX = "TRUEGREEN_PROBE_"
@@ -135,6 +149,10 @@ class TrialSettings(Struct, frozen=True):
     """The GPUs the job's pod asks for through its device claims (dynamic resource allocation),
     by claim and request: a container that names them gets them, as it gets the GPUs of its
     resources."""
+    preempting_class: str = ""
+    """The job's PriorityClass where its pods may preempt, or where the classes could not be
+    read to tell: never on a trial pod, which never preempts (a pod stating
+    `preemptionPolicy: Never` under a preempting class is refused)."""
     queue_labels: tuple[tuple[str, str], ...] = ()
     """Labels the job carries on itself rather than on its pod template that decide which queue
     admits its work (Kueue's `kueue.x-k8s.io/queue-name`): a trial pod, owned by nothing, is
@@ -360,11 +378,19 @@ def trial_pod(
     for field in _DROPPED:
         trainer.pop(field, None)
     trainer.update({"command": probe_command(), "env": env})
+    dropped = settings.preempting_class
+    if dropped and spec.get("priorityClassName") == dropped:
+        # The plugin computes the priority from the class and refuses a stated one that differs.
+        spec.pop("priorityClassName")
+        spec.pop("priority", None)
+    else:
+        dropped = ""
     spec.update(
         {
             "containers": [trainer],
             "restartPolicy": "Never",
             "activeDeadlineSeconds": settings.deadline_seconds,
+            "preemptionPolicy": NEVER_PREEMPT,
         }
     )
     # A job pinned to a machine (`nodeName`) keeps it: its pods skip the scheduler and that
@@ -383,27 +409,34 @@ def trial_pod(
         "metadata": {
             "name": trial_name(job, settings.run, rank),
             "labels": labels,
-            "annotations": _annotations(metadata, gpu_claims, writers),
+            "annotations": _annotations(metadata, gpu_claims, writers, dropped),
         },
         "spec": spec,
     }
 
 
 def _annotations(
-    metadata: Mapping[str, Any], claims: Sequence[ClaimedGpus], writers: Sequence[str]
+    metadata: Mapping[str, Any],
+    claims: Sequence[ClaimedGpus],
+    writers: Sequence[str],
+    dropped: str,
 ) -> dict[str, Any]:
     """The job's annotations less those that put a pod in a gang; GPUS_AT_LEAST where the
-    trainer's device claims give a number of GPUs not fixed ahead, and TRIAL_READ_ONLY naming
-    `writers` (only truegreen says either: a template's own is dropped)."""
+    trainer's device claims give a number of GPUs not fixed ahead, TRIAL_READ_ONLY naming
+    `writers`, and TRIAL_CLASS_DROPPED naming the class `dropped` (only truegreen says any of
+    them: a template's own is dropped)."""
     kept = {
         k: v
         for k, v in o.mapping(metadata.get("annotations")).items()
-        if k not in (GPUS_AT_LEAST, TRIAL_READ_ONLY) and k not in GANG_ANNOTATIONS
+        if k not in (GPUS_AT_LEAST, TRIAL_READ_ONLY, TRIAL_CLASS_DROPPED)
+        and k not in GANG_ANNOTATIONS
     }
     if not all(c.exact for c in claims):
         kept[GPUS_AT_LEAST] = "true"
     if writers:
         kept[TRIAL_READ_ONLY] = ",".join(writers)
+    if dropped:
+        kept[TRIAL_CLASS_DROPPED] = dropped
     return kept
 
 

@@ -325,6 +325,17 @@ class TrialPod(msgspec.Struct, frozen=True):
     """The training image: the trainer's `image` as the pod states it (the probe's container,
     the pod's only regular one); '' when the pod was not read back. The pull Events that name
     it are the training image's."""
+    dropped_class: str = ""
+    """The job's PriorityClass the pod was made without, because it may preempt (the pod's
+    `truegreen.io/trial-priority-class-dropped` annotation): it waited at the cluster's default
+    priority, not the job's. '' when it kept the job's priority."""
+    evicting_on: str = ""
+    """The machine kube-scheduler nominated the pod for (`status.nominatedNodeName`) where the
+    pod as stored may preempt (its `preemptionPolicy` is not `Never`: a webhook changed it, or
+    a snapshot of a run before trial pods never preempted): the scheduler deletes lower-priority
+    pods there to make room for it, then nominates it
+    (pkg/scheduler/framework/preemption/preemption.go `Evaluator.Preempt`, `prepareCandidate`);
+    '' otherwise."""
 
 
 class Thresholds(msgspec.Struct, frozen=True):
@@ -980,8 +991,27 @@ def _placement(pod: TrialPod) -> TrialFinding | None:
     refusals = [
         e.message for e in pod.events if e.pod == pod.pod and e.reason == "FailedScheduling"
     ]
-    words = pod.unplaced or (refusals[-1] if refusals else NOT_PLACED_IN_TIME)
-    return TrialFinding(Outcome.NOT_PLACED, Level.UNKNOWN, pod.pod, _clip(words))
+    words = _clip(pod.unplaced or (refusals[-1] if refusals else NOT_PLACED_IN_TIME))
+    if pod.evicting_on:
+        # Never "try again" alone: someone's running programs were stopped for this pod.
+        words += f"; {EVICTED_FOR_IT.format(machine=pod.evicting_on)}"
+    if pod.dropped_class:
+        words += f"; {WITHOUT_CLASS.format(name=pod.dropped_class)}"
+    return TrialFinding(Outcome.NOT_PLACED, Level.UNKNOWN, pod.pod, words)
+
+
+EVICTED_FOR_IT = (
+    "the scheduler was stopping lower-priority programs on {machine} to make room for it "
+    "(status.nominatedNodeName)"
+)
+"""A not-placed pod that may preempt and was nominated for a machine (TrialPod.evicting_on)."""
+WITHOUT_CLASS = (
+    "it waited without the job's priority class '{name}', which may push other programs off "
+    "their machines (the trial never does): a machine the job would free that way was not "
+    "free for it"
+)
+"""A not-placed pod made without the job's preempting class (TrialPod.dropped_class): its
+placement was measured at the cluster's default priority, not the job's."""
 
 
 def _turned_away(pod: str, said: TurnedAway) -> TrialFinding:

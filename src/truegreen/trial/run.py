@@ -39,7 +39,9 @@ from truegreen.cluster.logs import Logged, LogRead, read_newest
 from truegreen.trial.pods import (
     END_AT_VARIABLE,
     GPUS_AT_LEAST,
+    NEVER_PREEMPT,
     RUN_VARIABLE,
+    TRIAL_CLASS_DROPPED,
     TRIAL_LABEL,
     TRIAL_RUN_LABEL,
     WAIT_UNTIL_VARIABLE,
@@ -285,7 +287,19 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         end_at=_env_int(container, END_AT_VARIABLE),
         gpus_at_least=pod is not None and _annotations(pod).get(GPUS_AT_LEAST) == "true",
         image=str(container.get("image", "")) if container is not None else "",
+        dropped_class=str(_annotations(pod).get(TRIAL_CLASS_DROPPED) or "") if pod else "",
+        evicting_on=_evicting_on(pod) if pod is not None else "",
     )
+
+
+def _evicting_on(pod: Mapping[str, Any]) -> str:
+    """The machine the scheduler nominated the pod for where the pod may preempt: it deletes
+    the victims there, then nominates the preemptor (pkg/scheduler/framework/preemption/
+    preemption.go `Evaluator.Preempt`, `prepareCandidate`). A pod that never preempts (every
+    trial pod, unless a webhook changed its policy) is nominated for no such reason ('')."""
+    if o.pod_spec(pod).get("preemptionPolicy") == NEVER_PREEMPT:
+        return ""
+    return str(o.mapping(pod.get("status")).get("nominatedNodeName") or "")
 
 
 def _annotations(pod: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -27,6 +27,15 @@ CHECK = CheckId.TRIAL
 OK: Final = "trial.ok"
 REFUSED: Final = "trial.refused"
 """The cluster turned the trial pod away: its create's refusal names the pod (admission)."""
+WOULD_PREEMPT: Final = "trial.would-preempt"
+"""The cluster refused the trial pod's `preemptionPolicy: Never`: the priority it would get
+(the cluster's default class, where the job's own was dropped) may preempt, and a trial pod
+never does (truegreen.trial.pods)."""
+PREEMPTION_REFUSED: Final = "must not be provided in pod spec; priority admission controller"
+"""The Priority admission plugin's words refusing a pod whose stated preemptionPolicy differs
+from its class's (plugin/pkg/admission/priority/admission.go `admitPod`: "the string value of
+PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller
+computed PreemptLowerPriority from the given PriorityClass name")."""
 NOT_ALLOWED: Final = "trial.not-allowed"
 """The login may not create pods there: a refusal that names no pod (authorization)."""
 NO_ANSWER: Final = "trial.no-answer"
@@ -48,6 +57,12 @@ WORDS: Final[dict[str, Wording]] = {
         "The details give the cluster's words (a usage limit, a security level, an approval "
         "hook): fix what they name, or ask your cluster admin; doctor's other lines may "
         "already explain it, and --admission-dry-run tries the job's own program.",
+    ),
+    WOULD_PREEMPT: Wording(
+        "Couldn't start the trial of the training job: the cluster would give it the right to "
+        "push other people's programs off their machines, and the trial never takes that.",
+        "Ask your cluster admin for a default priority that never pushes others off (the "
+        "details give the cluster's words), or run without --trial; the other findings stand.",
     ),
     NOT_ALLOWED: Wording(
         "Couldn't start the trial of the training job: this login may not start programs here.",
@@ -342,15 +357,14 @@ def check(env: Environment) -> list[Finding]:
 def _not_started(answer: CantRead, pod: str) -> Finding:
     """The create that ended the trial, judged as doctor's trial start judges its own
     (doctor/knowledge/pod_refusal.py): a refusal naming the trial pod is the cluster's word on
-    the pod, quoted; a 403 naming none is the permission the login lacks; anything else is no
+    the pod, quoted (the Priority plugin's refusal of its `preemptionPolicy: Never` as
+    WOULD_PREEMPT); a 403 naming none is the permission the login lacks; anything else is no
     usable answer, never worded as a refusal."""
-    if pod and refusal(answer, pod) is not None:
-        return SAY.finding(
-            Status.UNKNOWN,
-            Basis.CANT_CHECK,
-            REFUSED,
-            details=(answer.server_message,),
-        )
+    refused = refusal(answer, pod) if pod else None
+    if refused is not None:
+        # The trial pod's own `preemptionPolicy: Never` refused: no gate of the job's.
+        code = WOULD_PREEMPT if PREEMPTION_REFUSED in refused else REFUSED
+        return SAY.finding(Status.UNKNOWN, Basis.CANT_CHECK, code, details=(answer.server_message,))
     code = NOT_ALLOWED if answer.failure is ReadFailure.FORBIDDEN else NO_ANSWER
     details = (answer.reason, answer.server_message)
     return SAY.finding(Status.UNKNOWN, Basis.CANT_CHECK, code, details=tuple(filter(None, details)))

@@ -6,8 +6,9 @@ made into trial pods by truegreen.trial.pods and run by truegreen.trial.run, whi
 on every path. A distributed job (pods that run together, more than one) gets two workers,
 rank 0 first, kept on two machines where the job's pods would span machines; the rendezvous
 port is the job's `MASTER_PORT` where its trainer states one; the /dev/shm it needs is the
-size its memory-backed /dev/shm volume states. A job handed to a Kueue queue hands its trial
-pods to the same queue. A signal that stops the trial before its pods could all be removed
+size its memory-backed /dev/shm volume states; the job's PriorityClass is dropped where it may
+preempt (a trial pod never does: truegreen.trial.pods). A job handed to a Kueue queue hands its
+trial pods to the same queue. A signal that stops the trial before its pods could all be removed
 ends the run saying which are left and the command that removes them (truegreen.left_behind).
 """
 
@@ -23,6 +24,7 @@ from truegreen.doctor.environment import Environment
 from truegreen.doctor.knowledge.claimed_gpus import claimed_gpus
 from truegreen.doctor.knowledge.fit import pod_requests
 from truegreen.doctor.knowledge.gpu_supply import allocatable_gpus
+from truegreen.doctor.knowledge.stored_pod import job_priority
 from truegreen.doctor.knowledge.training import QUEUE_LABEL, TrainingJob
 from truegreen.gpu_resources import ClaimedGpus, is_gpu_class, is_gpu_resource
 from truegreen.left_behind import LeftBehind
@@ -152,6 +154,19 @@ def _gpu_devices(env: Environment, job: TrainingJob) -> dict[str, int]:
     return {machine: sum(there.get(k) for k in gpus) for machine, there, _ in room.machines}
 
 
+def _preempting_class(env: Environment, spec: object) -> str:
+    """The PriorityClass the job's pod names where its pods may preempt (the Priority plugin's
+    answer, knowledge/stored_pod.py `job_priority`), or where the classes could not be read to
+    tell; '' otherwise. A class that does not exist is kept: the server refuses the trial pod
+    as it refuses the job's."""
+    named = str(o.mapping(spec).get("priorityClassName") or "")
+    classes = env.priority_classes
+    if not named or not isinstance(classes, Listed):
+        return named
+    level = job_priority(o.mapping(spec), classes.items)
+    return named if level.preempts and not level.missing else ""
+
+
 def _listen_seconds(timeout: float) -> int:
     """How long rank 0 listens for the workers: the trial's time, less the margin its report
     needs, and never less than a worker's own wait. A worker starts once its machine has the
@@ -192,6 +207,7 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
         claimed_gpus=claimed,
         listen_seconds=_listen_seconds(timeout),
         selector_keys=job.selector_keys,
+        preempting_class=_preempting_class(env, pod.get("spec")),
         queue_labels=((QUEUE_LABEL, job.queue),) if job.queue else (),
     )
 
