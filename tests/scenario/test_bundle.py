@@ -8,6 +8,7 @@ import copy
 import gzip
 import io
 import json
+import os
 import shutil
 import stat
 import subprocess
@@ -253,6 +254,91 @@ def test_the_bundle_is_private_folder_0700_files_0600_archive_0600(doctor: Docto
     members = _archive_members(archive)
     assert {member.mode for member in members.values() if member.isfile()} == {0o600}
     assert {member.mode for member in members.values() if member.isdir()} == {0o700}
+
+
+def _as_ordinary_user(drop: tuple[str, ...] = ()) -> list[str]:
+    """How a command is run as an ordinary user would run it: unchanged, unless this is root,
+    whom file modes do not stop; then root without CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and
+    the capabilities in `drop` (util-linux's setpriv, essential on Debian), whom modes stop
+    as they stop a file's owner."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    assert setpriv is not None, "util-linux's setpriv is a real part of the tests"
+    dropped = ",".join(f"-{name}" for name in ("dac_override", "dac_read_search", *drop))
+    return [setpriv, "--bounding-set", dropped]
+
+
+def _snapshot_process(
+    doctor: Doctor, *args: str, umask: int = 0o022, drop: tuple[str, ...] = ()
+) -> "subprocess.CompletedProcess[str]":
+    """`truegreen snapshot` as its own process under `umask`, as an ordinary user runs it
+    (without the capabilities in `drop` too, where it is root)."""
+    command = [
+        sys.executable,
+        "-m",
+        "truegreen",
+        "snapshot",
+        "--kubeconfig",
+        str(doctor.kubeconfig),
+    ]
+    return subprocess.run(
+        [
+            *_as_ordinary_user(drop),
+            *command,
+            "--request-timeout",
+            "2",
+            *doctor.registry_flags(),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        umask=umask,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("umask", [0o177, 0o277], ids=["umask-0177", "umask-0277"])
+def test_the_folder_is_0700_whatever_the_umask(doctor: Doctor, umask: int) -> None:
+    """mkdir(2)'s mode is masked by the umask: under 0177 the folders were 0600, which their
+    own owner may not enter, so an ordinary user's snapshot failed after every read."""
+    doctor.load("healthy")
+    folder = doctor.tmp_path / "bundle"
+    done = _snapshot_process(doctor, "--output-directory", str(folder), umask=umask)
+    assert (done.returncode, done.stderr) == (0, "")
+    modes = {
+        str(path.relative_to(folder)): stat.S_IMODE(path.stat().st_mode)
+        for path in [folder, *folder.rglob("*")]
+    }
+    assert {name: mode for name, mode in modes.items() if Path(name).suffix != ".yaml"} == {
+        ".": 0o700,
+        "reads": 0o700,
+    }
+    assert {mode for name, mode in modes.items() if name.endswith(".yaml")} == {0o600}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a folder another owner")
+def test_a_permission_refused_says_so_and_never_asks_for_room(doctor: Doctor) -> None:
+    """A shared folder like /tmp (sticky, writable by all) where another user made the empty
+    folder asked for: the check passes (an empty folder, a parent open to all), and its
+    removal is refused (EPERM: only its owner may remove it, fs/namei.c `__check_sticky`).
+    The error says it is a permission and names the folder, never a full disk."""
+    doctor.load("healthy")
+    shared = doctor.tmp_path / "shared"
+    target = shared / "bundle"
+    target.mkdir(parents=True)
+    for path in (shared, target):
+        os.chown(path, 65534, 65534)
+    shared.chmod(0o1777)
+    done = _snapshot_process(doctor, "--output-directory", str(target), drop=("fowner",))
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.splitlines() == [
+        f"truegreen: cannot write the snapshot to {target}: no permission to write in "
+        f"{shared} (Operation not permitted). choose a folder you may write in with "
+        "--output-directory"
+    ]
+    assert list(shared.iterdir()) == [target]
+    assert list(target.iterdir()) == []
 
 
 def test_doctor_reads_the_archive_as_it_reads_the_live_cluster(doctor: Doctor) -> None:

@@ -264,12 +264,16 @@ def check_new_folder(directory: Path) -> Path:
 
 
 def write_folder(directory: Path, files: Sequence[tuple[str, bytes]]) -> None:
-    """Write a snapshot folder (0700, files 0600) atomically: into a temporary sibling, then
-    renamed into place. An existing folder must be empty."""
+    """Write a snapshot folder (0700, files 0600, whatever the umask) atomically: into a
+    temporary sibling, then renamed into place. An existing folder must be empty."""
     parent = check_new_folder(directory)
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=parent))
     try:
+        # mkdtemp's 0700 and mkdir(2)'s mode are masked by the umask (0177 leaves a 0600
+        # folder that no one but root may enter); chmod(2) is not, as fchmod is not for files.
+        os.chmod(staging, 0o700)
         (staging / READS).mkdir(mode=0o700)
+        os.chmod(staging / READS, 0o700)
         for name, data in files:
             _write_private(staging / name, data)
         if directory.exists():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gc
 import math
 import os
@@ -646,11 +647,8 @@ def take_snapshot(
         else:
             write_archive(saved_to, top_folder(saved_to), files, now.timestamp())
     except OSError as error:  # both writers leave nothing behind
-        raise WriteError(
-            f"cannot write the snapshot to {saved_to}",
-            error.strerror or type(error).__name__,
-            "free some room there, or choose another place with "
-            + ("--output-directory" if target.folder else "--archive"),
+        raise _write_failed(
+            error, saved_to, "--output-directory" if target.folder else "--archive"
         ) from None
     reads = [read for _, read in recorder.recorded] + [log for _, log in logs]
     events = next(
@@ -671,6 +669,24 @@ def take_snapshot(
         events=events,
         logs=sum(1 for log in logs if isinstance(log[1], Logged)),
         logs_left_out=left_out,
+    )
+
+
+def _write_failed(error: OSError, saved_to: Path, flag: str) -> WriteError:
+    """Why the snapshot was not written. A permission refused (EACCES, EPERM) says so and
+    names the folder the snapshot goes in (the file refused was a temporary one, gone by
+    now): freeing room never mends a permission, as it may a full disk."""
+    what = f"cannot write the snapshot to {saved_to}"
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return WriteError(
+            what,
+            f"no permission to write in {saved_to.absolute().parent} ({error.strerror})",
+            f"choose a folder you may write in with {flag}",
+        )
+    return WriteError(
+        what,
+        error.strerror or type(error).__name__,
+        f"free some room there, or choose another place with {flag}",
     )
 
 
