@@ -16,7 +16,7 @@ import sys
 import tarfile
 import threading
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from tests.support.scenarios import (
     crash_looping_manager,
     ts,
 )
+from truegreen.doctor.command.request import default_archive_name
 
 # Every value below must never be written; each stands for one rule of the policy.
 SEEDED_ENV = {
@@ -783,6 +784,79 @@ def test_an_existing_archive_is_never_overwritten(doctor: Doctor) -> None:
     assert not [r for r in doctor.server.requests() if "/namespaces/" in r.path], (
         "refused before any read"
     )
+
+
+_ANOTHER_WRITER = """
+import os, sys
+from truegreen.cli import main
+
+taken = []
+
+def another_writer(event, args):
+    # Another process takes the name the instant before the first archive is published.
+    if event in ("os.link", "os.rename") and not taken:
+        if os.path.basename(args[1]).startswith(sys.argv[1]):
+            taken.append(args[1])
+            with open(args[1], "xb") as stream:
+                stream.write(b"theirs")
+
+sys.addaudithook(another_writer)
+main(sys.argv[2:])
+"""
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["--archive", "default-name"])
+def test_a_name_taken_while_the_archive_is_written_is_never_overwritten(
+    doctor: Doctor, named: bool
+) -> None:
+    """Two snapshots to one name (the same `--archive`, or the default name of one second):
+    the name was free when checked and taken before the archive was published. CPython's
+    audit hook (PEP 578) stands for the other process: it makes the file at the instant the
+    archive is linked or renamed into place. rename(2) replaced it, and both said Saved."""
+    doctor.load("healthy")
+    archive = doctor.tmp_path / "bundle.tar.gz"
+    command = [sys.executable, "-c", _ANOTHER_WRITER]
+    command += [archive.name if named else "truegreen-snapshot-train-", "snapshot"]
+    command += ["--kubeconfig", str(doctor.kubeconfig), *doctor.registry_flags()]
+    command += ["--archive", str(archive)] if named else []
+    done = subprocess.run(command, capture_output=True, text=True, cwd=doctor.tmp_path, check=False)
+    made = sorted(p.name for p in doctor.tmp_path.iterdir() if p.name != "kubeconfig")
+    if named:
+        assert (done.returncode, done.stdout) == (64, ""), done.stderr
+        assert done.stderr.splitlines() == [
+            f"truegreen: cannot write the snapshot to {archive}: it already exists. "
+            "choose a new name with --archive"
+        ]
+        assert made == [archive.name]
+        assert archive.read_bytes() == b"theirs"
+        return
+    assert done.returncode == 0, done.stderr
+    assert len(made) == 2, made
+    theirs, ours = sorted(made, key=len)
+    assert ours == theirs.replace(".tar.gz", "-2.tar.gz")
+    assert (doctor.tmp_path / theirs).read_bytes() == b"theirs"
+    assert f" to {ours} (" in done.stdout.splitlines()[0]
+    assert {Path(n).parts[0] for n in _archive_members(doctor.tmp_path / ours)} == {
+        ours.removesuffix(".tar.gz")
+    }
+
+
+def test_a_default_name_taken_in_the_same_second_gets_the_next_number(
+    doctor: Doctor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cron job's snapshot and an operator's in one second: the second is saved beside
+    the first (`…Z-2.tar.gz`), where it was refused after every read was made."""
+    doctor.load("healthy")
+    monkeypatch.chdir(doctor.tmp_path)
+    start = datetime.now(UTC).replace(microsecond=0)
+    taken = {default_archive_name(NAMESPACE, start + timedelta(seconds=s)) for s in range(-1, 60)}
+    for name in taken:
+        (doctor.tmp_path / name).write_bytes(b"theirs")
+    result = _snapshot(doctor)
+    assert result.exit_code == 0, result.stderr
+    made = {p.name for p in doctor.tmp_path.glob("truegreen-snapshot-*")} - taken
+    assert [name[-len("Z-2.tar.gz") :] for name in made] == ["Z-2.tar.gz"], made
+    assert all((doctor.tmp_path / name).read_bytes() == b"theirs" for name in taken)
 
 
 def test_an_archive_and_a_folder_at_once_is_bad_usage(doctor: Doctor) -> None:

@@ -371,6 +371,10 @@ def test_the_default_archive_name_says_what_and_when() -> None:
     assert (
         default_archive_name("../x y", taken) == "truegreen-snapshot-..-x-y-20250102T030405Z.tar.gz"
     )
+    assert (
+        default_archive_name("train", taken, 2)
+        == "truegreen-snapshot-train-20250102T030405Z-2.tar.gz"
+    )
 
 
 def test_snapshot_yaml_keeps_no_userinfo_of_the_server_or_secret_in_a_setting() -> None:

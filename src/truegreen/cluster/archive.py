@@ -81,23 +81,31 @@ def writable_parent(target: Path, flag: str) -> Path:
     return parent
 
 
+def archive_exists(target: Path) -> UsageError:
+    """The refusal of an archive name already taken: an existing file is never overwritten."""
+    return UsageError(
+        f"cannot write the snapshot to {target}",
+        "it already exists",
+        "choose a new name with --archive",
+    )
+
+
 def check_new_archive(target: Path) -> Path:
     """The folder `target` goes in; UsageError when `target` exists or that folder does not."""
     if target.exists() or target.is_symlink():
-        raise UsageError(
-            f"cannot write the snapshot to {target}",
-            "it already exists",
-            "choose a new name with --archive",
-        )
+        raise archive_exists(target)
     return writable_parent(target, "--archive")
 
 
 def write_archive(target: Path, top: str, files: Sequence[tuple[str, bytes]], mtime: float) -> None:
     """Write `files` (layout-relative names) under folder `top` into `target`, 0600.
 
-    The archive is written to a temporary sibling and renamed into place: a failure leaves
-    nothing behind, and an existing file is never overwritten."""
-    parent = check_new_archive(target)
+    The archive is written to a temporary sibling and published with link(2), which fails
+    with EEXIST rather than replace a name that exists (a symbolic link included), where
+    rename(2) replaces it: FileExistsError when `target` exists by then, whoever made it
+    since it was checked (another snapshot to the same name). A failure leaves nothing
+    behind, and an existing file is never overwritten."""
+    parent = writable_parent(target, "--archive")
     descriptor, temporary = tempfile.mkstemp(
         prefix=f".{target.name}.", suffix=".partial", dir=parent
     )
@@ -115,10 +123,9 @@ def write_archive(target: Path, top: str, files: Sequence[tuple[str, bytes]], mt
                     tar.addfile(info, io.BytesIO(data))
             raw.flush()
             os.fsync(raw.fileno())
-        os.replace(temporary, target)
-    except BaseException:
+        os.link(temporary, target)
+    finally:  # published or not, the temporary name goes
         Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _entry(name: str, kind: bytes, mode: int, size: int, mtime: float) -> tarfile.TarInfo:

@@ -7,7 +7,7 @@ import gc
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -567,7 +567,7 @@ def take_snapshot(
     """Make every read doctor makes, then read the namespace's newest events and the logs of
     its failing containers; save it all, failed reads included, redacted by policy. `told`
     hears each read."""
-    from truegreen.cluster.archive import check_new_archive, top_folder, write_archive
+    from truegreen.cluster.archive import check_new_archive
     from truegreen.cluster.logs import Logged, select_logs
     from truegreen.cluster.recent_events import NewestEvents
     from truegreen.cluster.schedule import Pending, ReadSchedule
@@ -645,7 +645,7 @@ def take_snapshot(
         if target.folder:
             write_folder(saved_to, files)
         else:
-            write_archive(saved_to, top_folder(saved_to), files, now.timestamp())
+            saved_to = _write_archive(target.path, namespace, now, files)
     except OSError as error:  # both writers leave nothing behind
         raise _write_failed(
             error, saved_to, "--output-directory" if target.folder else "--archive"
@@ -670,6 +670,36 @@ def take_snapshot(
         logs=sum(1 for log in logs if isinstance(log[1], Logged)),
         logs_left_out=left_out,
     )
+
+
+def _write_archive(
+    path: Path | None, namespace: str, now: datetime, files: Sequence[tuple[str, bytes]]
+) -> Path:
+    """Where the archive was written: at `path`, or without one at the first default name not
+    taken. Two snapshots of one namespace in one second (a cron job and an operator) get
+    `…Z.tar.gz` and `…Z-2.tar.gz`, never one over the other; a name taken while the archive
+    was written is refused (`path`) or passed over (a default name)."""
+    from truegreen.cluster.archive import archive_exists, top_folder, write_archive
+
+    names = (
+        [path]
+        if path is not None
+        else [Path(default_archive_name(namespace, now, n)) for n in range(1, _DEFAULT_NAMES + 1)]
+    )
+    for name in names:
+        if path is None and os.path.lexists(name):
+            continue
+        try:
+            write_archive(name, top_folder(name), files, now.timestamp())
+        except FileExistsError:
+            continue
+        return name
+    raise archive_exists(names[-1])
+
+
+_DEFAULT_NAMES = 100
+"""Default names tried for one second's archive: more snapshots of one namespace in one
+second than that is no schedule, and is refused."""
 
 
 def _write_failed(error: OSError, saved_to: Path, flag: str) -> WriteError:
@@ -832,10 +862,12 @@ def _read_log(cluster: LiveCluster, namespace: str, wanted: LogRequest) -> LogRe
     )
 
 
-def default_archive_name(namespace: str, taken_at: datetime) -> str:
-    """`truegreen-snapshot-train-20250102T030405Z.tar.gz`: sorts by time, names the namespace."""
+def default_archive_name(namespace: str, taken_at: datetime, number: int = 1) -> str:
+    """`truegreen-snapshot-train-20250102T030405Z.tar.gz`: sorts by time, names the namespace;
+    the `number`th of one second ends `…Z-2.tar.gz`."""
     stamp = taken_at.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return f"truegreen-snapshot-{_UNSAFE.sub('-', namespace)[:63]}-{stamp}.tar.gz"
+    ending = "" if number == 1 else f"-{number}"
+    return f"truegreen-snapshot-{_UNSAFE.sub('-', namespace)[:63]}-{stamp}{ending}.tar.gz"
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
