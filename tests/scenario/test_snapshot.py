@@ -66,8 +66,8 @@ def test_a_place_the_file_system_refuses_is_one_line_exit_3_and_nothing_left(
     assert result.exit_code == 3, result.stderr
     reason = "(Permission denied|Operation not permitted)"  # the system's words, as it gave them
     assert re.fullmatch(
-        rf"truegreen: cannot write the snapshot to {re.escape(str(target))}: {reason}\. free "
-        rf"some room there, or choose another place with {flag}\n",
+        rf"truegreen: cannot write the snapshot to {re.escape(str(target))}: no permission to "
+        rf"write in {place} \({reason}\)\. choose a folder you may write in with {flag}\n",
         result.stderr,
     ), result.stderr
     document = json.loads(result.stdout)
