@@ -475,11 +475,96 @@ def test_an_image_without_python_is_measured_by_the_shell_probe(doctor: Doctor) 
         ("trial.no-gpu-library", "unknown"),
     ], found
     assert found[1]["headline"] == (
-        "Couldn't check the GPUs from inside the training image: it has no PyTorch, JAX or CuPy."
+        "Couldn't check the GPUs from inside the training image: it has no PyTorch, JAX or CuPy "
+        "(or no Python 3.8 or later to try them with)."
     )
+    # Then the driver as the machine shows it ("no NVIDIA driver seen" on one without).
+    [details] = found[1]["details"]
+    assert details.startswith(f"{_one_pod(doctor)}: no Python in the image; "), details
     [log] = doctor.server.container_logs.values()
     assert '"runtime":"sh"' in log
     assert result.exit_code == 3
+
+
+def _pyenv_python(version: str) -> str | None:
+    """pyenv's Python `version` (`3.6`), where installed: an image's old `python3`."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = sorted(root.glob(f"{version}.*/bin/python{version}")) if root.is_dir() else []
+    return str(found[-1]) if found else None
+
+
+@pytest.mark.skipif(_pyenv_python("3.6") is None, reason="no Python 3.6 on this machine")
+def test_an_image_whose_python_is_too_old_for_the_probe_is_measured_by_the_shell_probe(
+    doctor: Doctor,
+) -> None:
+    """An image whose `python3` is 3.6 (CentOS 7's, Ubuntu 18.04's, older NGC images'): probe.py
+    cannot even compile there (`from __future__ import annotations`), though the job's own
+    program runs under it. The trial runs probe.sh, as in an image without Python, and says
+    why it could not try the GPU libraries: unknown, never a failure of the job's program."""
+    old = _pyenv_python("3.6")
+    assert old is not None
+
+    def build(now: datetime) -> list[Obj]:
+        objects = [o for o in healthy(now) if o["kind"] != "Job"]
+        return [*objects, training_job("train-llm", now, gpus=1)]
+
+    doctor.load(build)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, python=old)
+    result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json", "--verbose")
+    found = [f for f in result.json()["findings"] if f["check"] == "trial"]
+    assert [(f["code"], f["status"]) for f in found] == [
+        ("trial.ok", "ok"),
+        ("trial.no-gpu-library", "unknown"),
+    ], found
+    version = old.split("/versions/")[1].split("/")[0]
+    [details] = found[1]["details"]
+    assert details.startswith(
+        f"{_one_pod(doctor)}: the image's python3 is {version}, older than 3.8; "
+    ), details
+    [log] = doctor.server.container_logs.values()
+    assert '"runtime":"sh"' in log
+    assert result.exit_code == 3
+    assert trial_pods_left(doctor.server) == []
+
+
+def _python_that_breaks(folder: Path) -> str:
+    """An image's `python3` under which the probe stops with a traceback part way (a library
+    of the image's that breaks `os.statvfs`), exit code 1, no line printed."""
+    program = folder / "broken_statvfs.py"
+    program.write_text(
+        "import os, sys\n"
+        "def statvfs(path):\n"
+        "    raise RuntimeError('statvfs is broken in this image')\n"
+        "os.statvfs = statvfs\n"
+        "code = sys.argv[2]\n"  # python3 -c <program>
+        "sys.argv = ['-c', *sys.argv[3:]]\n"
+        "exec(compile(code, '<string>', 'exec'), {'__name__': '__main__'})\n",
+        encoding="utf-8",
+    )
+    launcher = folder / "python-broken"
+    launcher.write_text(f'#!/bin/sh\nexec {sys.executable} {program} "$@"\n', encoding="utf-8")
+    launcher.chmod(0o755)
+    return str(launcher)
+
+
+def test_a_program_that_ended_with_an_error_gives_the_last_line_it_printed(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """The headline's remedy promises the exit code and the last words printed: the kubelet
+    keeps no message for a container that writes none (terminationMessagePolicy `File`, the
+    default), so they come from its log."""
+    kubelet = FakeKubelet(doctor.server, python=_python_that_breaks(tmp_path))
+    code, found = _unmeasured(doctor, kubelet, timeout="20")
+    assert [(f["code"], f["status"]) for f in found] == [
+        ("trial.ok", "ok"),
+        ("trial.container-ended", "fail"),
+    ], found
+    assert found[1]["details"] == [
+        f"{_one_pod(doctor)}: Error (exit code 1); its last line: "
+        "RuntimeError: statvfs is broken in this image"
+    ]
+    assert code == 2
 
 
 def test_an_image_with_neither_python_nor_sh_is_unknown_not_a_failure(doctor: Doctor) -> None:

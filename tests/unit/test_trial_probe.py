@@ -16,8 +16,10 @@ from typing import Any
 import jsonschema
 import pytest
 
+from tests.support.fake_kubelet import image_bin
 from truegreen.trial import probe as probe_module
 from truegreen.trial.outcomes import Level, Outcome
+from truegreen.trial.pods import probe_command
 from truegreen.trial.readback import ProbeReport, TrialPod, pod_findings, probe_report
 
 TRIAL = Path(probe_module.__file__).parent
@@ -301,12 +303,58 @@ def test_the_sh_fallback_reports_what_sh_can(tmp_path: Path) -> None:
     assert abs(report["shm"]["size_bytes"] - stats.f_blocks * stats.f_frsize) < 1024
     assert report["data"]["status"] == "ok"
     assert report["data"]["bytes_read"] == MIB
-    assert report["tcp"] == {"status": "unavailable", "why": "sh has no sockets"}
+    assert report["tcp"] == {
+        "status": "unavailable",
+        "why": "sh has no sockets: no Python in the image",
+    }
     assert report["gpu"]["status"] == "unavailable"
     assert report["gpu"]["requested"] == 1
     failing = run_sh(tmp_path, TRUEGREEN_PROBE_DATA="/proc/self/mem")
     assert failing["data"]["status"] == "unreadable"
     assert failing["data"]["error"] == "dd: error reading '/proc/self/mem': Input/output error"
+
+
+def _launch(tmp_path: Path, python3: str | None) -> dict[str, Any]:
+    """The trial pod's command (pods.probe_command) run by sh in an image whose PATH holds sh,
+    probe.sh's tools and `python3` (a script of that text, or none), as the fake kubelet's
+    image does (tests/support/fake_kubelet.py `image_bin`)."""
+    image = image_bin(tmp_path / "image-bin", None)
+    if python3 is not None:
+        (image / "python3").write_text(python3, encoding="utf-8")
+        (image / "python3").chmod(0o755)
+    # Two workers, so that probe.sh says why it cannot reach the other; probe.py is told not
+    # to wait for it.
+    env = {"PATH": str(image), "TRUEGREEN_PROBE_WORLD": "2", "TRUEGREEN_PROBE_SKIP": "tcp"}
+    done = subprocess.run(
+        probe_command(),
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return _parse(done.stdout)
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX sh")
+def test_the_launcher_runs_the_sh_probe_where_python3_cannot_run_the_python_one(
+    tmp_path: Path,
+) -> None:
+    """probe.py runs only under a python3 of 3.8 or later (pods.PROBE_PYTHON); under an older
+    one, or one that does not start, the launcher runs probe.sh and tells it why."""
+    this = f'#!/bin/sh\nexec {sys.executable} "$@"\n'
+    assert _launch(tmp_path / "new", this)["runtime"] == "python"
+    old = "#!/bin/sh\necho 3.6.15\nexit 1\n"  # what the version check prints under 3.6
+    report = _launch(tmp_path / "old", old)
+    assert report["runtime"] == "sh"
+    why = "the image's python3 is 3.6.15, older than 3.8"
+    assert report["gpu"]["why"] == report["collective"]["why"] == why
+    assert report["tcp"]["why"] == f"sh has no sockets: {why}"
+    broken = _launch(tmp_path / "broken", "#!/bin/sh\nexit 127\n")
+    assert broken["gpu"]["why"] == "the image's python3 did not start"
+    assert _launch(tmp_path / "none", None)["gpu"]["why"] == "no Python in the image"
 
 
 def test_what_the_probe_prints_decodes_into_the_reader_s_records(tmp_path: Path) -> None:

@@ -27,8 +27,8 @@ setting shows as the kubelet shows it) and the volumes. It changes only what a t
   waits at the cluster's default priority. Where the default class itself preempts, the server
   refuses the pod: the trial never runs rather than preempts;
 - the trainer container (the one asking for GPUs, else the first) runs the probe
-  (`sh -c` starting `python3 -c <probe.py>`, or `sh -c <probe.sh>` in an image without
-  Python), with its settings as env; its probes
+  (`sh -c` starting `python3 -c <probe.py>`, or `sh -c <probe.sh>` in an image without a
+  Python 3.8 or later: PROBE_PYTHON), with its settings as env; its probes
   (liveness, readiness, startup) and lifecycle hooks are dropped (they would judge the training
   program); the other regular containers are dropped (a sidecar that never ends would hold the
   GPUs until the deadline);
@@ -161,12 +161,25 @@ class TrialSettings(Struct, frozen=True):
 
 PROBE_SHELL = "sh"
 """The program the trial pod's command starts, found in nearly every image: it runs probe.py
-under the image's `python3`, or probe.sh where the image has no Python."""
+under the image's `python3` where that is PROBE_PYTHON or later, else probe.sh."""
+PROBE_PYTHON = (3, 8)
+"""The oldest Python probe.py runs under (tests/unit/test_trial_probe.py runs it under 3.8);
+3.6, still the `python3` of CentOS 7, Ubuntu 18.04 and older NGC images, cannot even compile
+it (`from __future__ import annotations`)."""
+_OLDEST = ".".join(map(str, PROBE_PYTHON))
 _LAUNCHER = (
-    'if command -v python3 >/dev/null 2>&1; then exec python3 -c "$1"; fi\n'
-    'exec sh -c "$2" truegreen-probe\n'
+    "if command -v python3 >/dev/null 2>&1; then\n"
+    '  version=$(python3 -c \'import sys; print("%d.%d.%d" % tuple(sys.version_info[:3]));'
+    f' sys.exit(sys.version_info < {PROBE_PYTHON})\' 2>/dev/null) && exec python3 -c "$1"\n'
+    '  why="the image\'s python3 did not start"\n'
+    f'  [ -n "$version" ] && why="the image\'s python3 is $version, older than {_OLDEST}"\n'
+    "fi\n"
+    'exec sh -c "$2" truegreen-probe "${why:-no Python in the image}"\n'
 )
-"""probe.py's text is `$1`, probe.sh's `$2`."""
+"""probe.py's text is `$1`, probe.sh's `$2`. A `python3` too old for probe.py, or one that does
+not start, runs probe.sh as an image without Python does: what failed there is truegreen's
+probe, never the job's program, which the trial replaced and would run under that Python.
+probe.sh is told why (its `$1`), and says so where it cannot measure."""
 
 
 def probe_source(name: str) -> str:
@@ -176,7 +189,8 @@ def probe_source(name: str) -> str:
 
 def probe_command() -> list[str]:
     """The trainer's command in a trial pod: `sh -c` starting `python3 -c <probe.py>` where
-    the image has a python3, else `sh -c <probe.sh>`, the fallback for images without Python."""
+    the image's python3 is PROBE_PYTHON or later, else `sh -c <probe.sh>`, the fallback for
+    images without such a Python."""
     return [
         PROBE_SHELL,
         "-c",

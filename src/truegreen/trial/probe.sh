@@ -7,9 +7,12 @@
 # The GPU libraries, the TCP exchange and the all-reduce need a language with sockets: their
 # parts say "unavailable". Same inputs as probe.py: TRUEGREEN_PROBE_SHM_PATH,
 # TRUEGREEN_PROBE_SHM_NEED_MIB, TRUEGREEN_PROBE_DATA, TRUEGREEN_PROBE_READ_MIB,
-# TRUEGREEN_PROBE_GPUS, TRUEGREEN_PROBE_RANK, TRUEGREEN_PROBE_WORLD.
+# TRUEGREEN_PROBE_GPUS, TRUEGREEN_PROBE_RANK, TRUEGREEN_PROBE_WORLD. Its first argument says
+# why probe.py did not run (the trial's launcher, pods.py `_LAUNCHER`: an image's python3 older
+# than probe.py needs), by default that the image has no Python.
 LC_ALL=C
 export LC_ALL
+no_python=${1:-no Python in the image}
 
 esc() {
 	# A JSON string's inside: backslashes and quotes escaped, control characters dropped,
@@ -73,7 +76,7 @@ else
 	smi=false
 	smi_gpus=""
 fi
-gpu="{\"status\":\"unavailable\",\"why\":\"no Python in the image\",\"requested\":$gpus,\"library\":null,\"libraries\":[],\"driver\":{\"version\":$version,\"nvidia_smi\":$smi$smi_gpus}}"
+gpu="{\"status\":\"unavailable\",\"why\":\"$(esc "$no_python")\",\"requested\":$gpus,\"library\":null,\"libraries\":[],\"driver\":{\"version\":$version,\"nvidia_smi\":$smi$smi_gpus}}"
 
 # The dataset: the first read_mib MiB of its files (to the next 64 KiB block), each read by dd
 # into /dev/null; dd's own summary line gives the bytes and the seconds.
@@ -117,9 +120,9 @@ else
 fi
 
 if [ "$world" -gt 1 ]; then
-	tcp="{\"status\":\"unavailable\",\"why\":\"sh has no sockets\"}"
+	tcp="{\"status\":\"unavailable\",\"why\":\"sh has no sockets: $(esc "$no_python")\"}"
 else
 	tcp="{\"status\":\"skipped\"}"
 fi
-printf '{"probe_schema":1,"runtime":"sh","rank":%s,"world":%s,"gpu":%s,"shm":%s,"data":%s,"tcp":%s,"collective":{"status":"unavailable","why":"no Python in the image"}}\n' \
-	"$rank" "$world" "$gpu" "$shm" "$dataset" "$tcp"
+printf '{"probe_schema":1,"runtime":"sh","rank":%s,"world":%s,"gpu":%s,"shm":%s,"data":%s,"tcp":%s,"collective":{"status":"unavailable","why":"%s"}}\n' \
+	"$rank" "$world" "$gpu" "$shm" "$dataset" "$tcp" "$(esc "$no_python")"

@@ -180,6 +180,9 @@ class GpuPart(msgspec.Struct, frozen=True):
     library: str | None = None
     libraries: tuple[Library, ...] = ()
     driver: Driver | None = None
+    why: str | None = None
+    """Why no library was tried (probe.sh's `unavailable`): no Python in the image, or one too
+    old for probe.py (pods.py `_LAUNCHER`)."""
 
 
 class ShmPart(msgspec.Struct, frozen=True):
@@ -781,6 +784,13 @@ def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFind
             )
         elif state.exit_code and report is None:
             words = _clip(f"{state.terminated} (exit code {state.exit_code}) {state.message}")
+            last = _last_line(pod.log)
+            if last and not state.init and last not in state.message:
+                # The pod's log is the probe's container's (its only regular one), and the
+                # kubelet keeps a message only where the image writes one
+                # (terminationMessagePath) or the policy takes the log's tail
+                # (FallbackToLogsOnError): the last line it printed names why it ended.
+                words = _clip(f"{words.rstrip()}; its last line: {last}")
             found.append(
                 TrialFinding(
                     Outcome.CONTAINER_ENDED, Level.FAIL, pod.pod, words, value=state.exit_code
@@ -819,6 +829,7 @@ def _gpus_against_asked(pod: str, gpu: GpuPart) -> list[TrialFinding]:
     if library is None:
         seen = float(len(driver.nvidia_smi_gpus)) if driver.nvidia_smi else None
         words = f"driver {driver.version}" if driver.version else "no NVIDIA driver seen"
+        words = _clip(f"{gpu.why}; {words}") if gpu.why else words
         return [
             TrialFinding(
                 Outcome.NO_GPU_LIBRARY, Level.UNKNOWN, pod, words, seen, float(gpu.requested)
@@ -1027,9 +1038,14 @@ NOT_PLACED_IN_TIME = "the trial pod was not placed on a machine in time"
 _TIME_RAN_OUT = "when the trial's time ran out"
 
 
+def _last_line(log: str) -> str:
+    """The last line a log holds ('' when it holds none)."""
+    return log.strip().splitlines()[-1] if log.strip() else ""
+
+
 def _not_reported(pod: TrialPod) -> str:
     """How far a pod that left no probe line got: what was not measured, and why."""
-    last = pod.log.strip().splitlines()[-1] if pod.log.strip() else ""
+    last = _last_line(pod.log)
     waiting = next((s.waiting for s in pod.states if s.waiting), "")
     running = any(not (s.waiting or s.terminated) for s in pod.states)
     if pod.unread:

@@ -133,7 +133,8 @@ WORDS: Final[dict[str, Wording]] = {
         "when the trial's time ran out (more time: --trial-timeout).",
     ),
     f"trial.{Outcome.NOT_MEASURED}": Wording(
-        "The trial could not measure the network between workers: the image has no Python.",
+        "The trial could not measure the network between workers: the image has no Python 3.8 "
+        "or later.",
         "",
     ),
     f"trial.{Outcome.NOT_TOGETHER}": Wording(
@@ -143,7 +144,8 @@ WORDS: Final[dict[str, Wording]] = {
         "downloading the image (--trial-timeout).",
     ),
     f"trial.{Outcome.NO_GPU_LIBRARY}": Wording(
-        "Couldn't check the GPUs from inside the training image: it has no PyTorch, JAX or CuPy.",
+        "Couldn't check the GPUs from inside the training image: it has no PyTorch, JAX or CuPy "
+        "(or no Python 3.8 or later to try them with).",
         "",
     ),
     f"trial.{Outcome.NO_GPU}": Wording(
