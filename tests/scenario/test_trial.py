@@ -16,7 +16,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support.fake_apiserver import Fault
-from tests.support.fake_kubelet import FakeKubelet, exec_not_found
+from tests.support.fake_kubelet import FakeKubelet, exec_not_found, ipv6_loopback
 from tests.support.monitoring import signal_ended
 from tests.support.real_parts import required
 from tests.support.scenarios import NAMESPACE, healthy, training_job
@@ -109,6 +109,29 @@ def test_a_worker_that_cannot_reach_rank_0_fails(doctor: Doctor) -> None:
     codes = _trial_codes(result.json())
     assert ("trial.workers-missing", "fail") in codes
     assert ("trial.rank0-unreachable", "fail") in codes
+    assert trial_pods_left(doctor.server) == []
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_workers_on_an_ipv6_pod_network_reach_rank_0(doctor: Doctor) -> None:
+    """On an IPv6 pod network (EKS's and GKE's IPv6 clusters) the kubelet reports rank 0's
+    `status.podIP` as an IPv6 address (here IPv6's loopback stands in) and the workers are
+    given it. Rank 0's probe, listening where a pod's program does (its own default: the
+    fake kubelet's loopback-only bind is lifted), must be reached over IPv6, as the job's own
+    PyTorch store is: never a network failure the job would not meet."""
+    doctor.load(_distributed_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(
+        doctor.server, pod_ip="::1", extra_env={"TRUEGREEN_PROBE_BIND": ""}
+    )
+    result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json")
+    report = result.json()
+    assert _trial_codes(report) == [("trial.ok", "ok")], report["findings"]
+    [ok] = [f for f in report["findings"] if f["code"] == "trial.ok"]
+    assert ok["headline"].endswith("the workers reach each other."), ok["headline"]
+    told = sorted(e["TRUEGREEN_PROBE_MASTER_ADDR"] for e in doctor.server.kubelet.started.values())
+    assert told == ["127.0.0.1", "::1"], told
+    assert result.exit_code == 0
     assert trial_pods_left(doctor.server) == []
 
 

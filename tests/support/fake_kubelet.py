@@ -106,6 +106,19 @@ def image_bin(folder: Path, python: str | None, shell: bool = True) -> Path:
     return folder
 
 
+def ipv6_loopback() -> bool:
+    """Whether this machine can listen on IPv6's loopback (`::1`), standing in for an IPv6 pod
+    network's addresses (a container started with IPv6 off has none)."""
+    if not socket.has_ipv6:
+        return False
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
 def _now() -> str:
     """metav1.Time: RFC 3339 to the second (apimachinery pkg/apis/meta/v1/time.go)."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

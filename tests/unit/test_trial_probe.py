@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.support.fake_kubelet import image_bin
+from tests.support.fake_kubelet import image_bin, ipv6_loopback
 from truegreen.trial import probe as probe_module
 from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.pods import probe_command
@@ -180,15 +180,15 @@ def _worker(
 ) -> subprocess.Popen[str]:
     """One of two workers on loopback; `python` is the image's interpreter (this suite's,
     without PyTorch, unless a test names another)."""
-    env = _env(
-        TRUEGREEN_PROBE_RANK=str(rank),
-        TRUEGREEN_PROBE_WORLD="2",
-        TRUEGREEN_PROBE_MASTER_ADDR="127.0.0.1",
-        TRUEGREEN_PROBE_MASTER_PORT=str(port),
-        TRUEGREEN_PROBE_BIND="127.0.0.1",
-        TRUEGREEN_PROBE_TCP_MIB="3",
-        **settings,
-    )
+    told = {
+        "TRUEGREEN_PROBE_RANK": str(rank),
+        "TRUEGREEN_PROBE_WORLD": "2",
+        "TRUEGREEN_PROBE_MASTER_ADDR": "127.0.0.1",
+        "TRUEGREEN_PROBE_MASTER_PORT": str(port),
+        "TRUEGREEN_PROBE_BIND": "127.0.0.1",
+        "TRUEGREEN_PROBE_TCP_MIB": "3",
+    }
+    env = _env(**(told | settings))
     return subprocess.Popen(
         [python, "-I", str(PROBE)],
         cwd=tmp_path,
@@ -218,6 +218,24 @@ def test_two_workers_exchange_bytes_over_loopback(tmp_path: Path) -> None:
     assert client["tcp"]["bytes"] == 3 * MIB
     assert client["tcp"]["mib_per_s"] > 0
     assert client["collective"] == {"status": "no-pytorch"}
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback on this machine")
+@pytest.mark.parametrize("address", ["::1", "[::1]", "127.0.0.1"])
+def test_rank_0_listens_on_both_families_by_default(tmp_path: Path, address: str) -> None:
+    """On an IPv6 pod network a worker is given rank 0's IPv6 address (its `status.podIP`;
+    here IPv6's loopback stands in): rank 0, told no address to listen on, listens on both
+    families, as PyTorch's rendezvous store does, and an IPv4 worker still reaches it, named
+    by its IPv4 address."""
+    port = _free_port()
+    bind = {"TRUEGREEN_PROBE_BIND": ""}  # the probe's own default, as in a pod
+    worker = _worker(tmp_path, 1, port, TRUEGREEN_PROBE_MASTER_ADDR=address, **bind)
+    rank0 = _worker(tmp_path, 0, port, **bind)
+    server, client = _finish(rank0), _finish(worker)
+    assert client["tcp"]["status"] == "ok", client["tcp"]
+    assert client["tcp"]["address"] == address.strip("[]")
+    assert server["tcp"]["status"] == "ok", server["tcp"]
+    assert [p["address"] for p in server["tcp"]["peers"]] == [address.strip("[]")]
 
 
 def test_a_worker_that_cannot_reach_rank_0_says_what_the_socket_said(tmp_path: Path) -> None:

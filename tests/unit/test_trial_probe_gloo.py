@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.fake_kubelet import ipv6_loopback
 from tests.support.real_parts import required
 from tests.unit.test_trial_probe import _finish, _free_port, _worker
 from truegreen.trial.outcomes import Outcome
@@ -64,6 +65,26 @@ def test_two_workers_all_reduce_over_gloo(torch_python: str, tmp_path: Path) -> 
         assert report["gpu"]["status"] == "no-cuda-build"
         assert report["gpu"]["libraries"][0]["version"].startswith("2.13.0")
         assert Outcome.COLLECTIVE_OK in _findings(report)
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_a_worker_given_rank_0_s_ipv6_address_joins_the_all_reduce(
+    torch_python: str, tmp_path: Path
+) -> None:
+    """On an IPv6 pod network the worker is given rank 0's IPv6 address (here IPv6's
+    loopback), rank 0 loopback, as doctor tells them (pods.LOOPBACK): the TCP exchange
+    reaches rank 0's listener of both families, and the init method puts the address in
+    brackets, which urllib's urlparse needs to read the host and the port apart
+    (torch/distributed/rendezvous.py `_tcp_rendezvous_handler`)."""
+    port = _free_port()
+    bind = {"TRUEGREEN_PROBE_BIND": ""}  # the probe's own default, as in a pod
+    worker = _worker(tmp_path, 1, port, torch_python, TRUEGREEN_PROBE_MASTER_ADDR="::1", **bind)
+    rank0 = _worker(tmp_path, 0, port, torch_python, **bind)
+    server, client = _finish(rank0), _finish(worker)
+    for report in (server, client):
+        assert report["tcp"]["status"] == "ok", report["tcp"]
+        collective = report["collective"]
+        assert (collective["status"], collective.get("correct")) == ("ok", True), collective
 
 
 def test_a_worker_that_never_joins_the_all_reduce_is_pytorch_s_own_timeout(

@@ -555,6 +555,10 @@ def test_workers_that_cannot_reach_rank_0() -> None:
             "train-trial-0.ml:29500: TimeoutError: timed out",
         )
     ]
+    # An IPv6 pod address in brackets, as a URL writes it: its last group is not the port.
+    ipv6 = {**worker, "address": "fd00:10:244::7"}
+    [unreachable] = _findings(_line(tcp=ipv6))
+    assert unreachable.words == "[fd00:10:244::7]:29500: TimeoutError: timed out"
     rank0 = {"status": "incomplete", "role": "rank0", "port": 29500, "expected": 1, "joined": 0}
     assert _findings(_line(tcp=rank0)) == [
         TrialFinding(Outcome.WORKERS_MISSING, Level.FAIL, POD, "", 0.0, 1.0)

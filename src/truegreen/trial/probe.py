@@ -26,7 +26,8 @@ Inputs, all optional (environment variables):
   TRUEGREEN_PROBE_MASTER_ADDR     rank 0's address (default: 127.0.0.1 for rank 0 itself;
                                   $MASTER_ADDR, else 127.0.0.1, for a worker)
   TRUEGREEN_PROBE_MASTER_PORT     the rendezvous port (default $MASTER_PORT, else 29500)
-  TRUEGREEN_PROBE_BIND            the address rank 0 listens on (default 0.0.0.0)
+  TRUEGREEN_PROBE_BIND            the address rank 0 listens on (default: every address of
+                                  both families, `::` with IPv6-only off, else 0.0.0.0)
   TRUEGREEN_PROBE_TCP_MIB         MiB each worker sends to rank 0 (default 16, at most 256)
   TRUEGREEN_PROBE_INIT_TIMEOUT_S  the wait for the other workers, seconds (default 10)
   TRUEGREEN_PROBE_WAIT_UNTIL      a moment, POSIX seconds, until which that wait goes on where
@@ -115,12 +116,13 @@ class Settings:
         # Rank 0 hosts the rendezvous and its own client connects to this address: the job's
         # MASTER_ADDR names the job's pod 0 (or a live job's store), never this one.
         job_master = os.environ.get("MASTER_ADDR") if self.rank else None
-        self.master_addr = (
+        self.master_addr = unbracketed(
             os.environ.get("TRUEGREEN_PROBE_MASTER_ADDR") or job_master or "127.0.0.1"
         )
         default_port = _int_setting("MASTER_PORT", 29500, 1, 65535)
         self.master_port = _int_setting("TRUEGREEN_PROBE_MASTER_PORT", default_port, 1, 65535)
-        self.bind = os.environ.get("TRUEGREEN_PROBE_BIND") or "0.0.0.0"
+        # '' listens on both families (`listener`).
+        self.bind = unbracketed(os.environ.get("TRUEGREEN_PROBE_BIND") or "")
         self.tcp_mib = _int_setting("TRUEGREEN_PROBE_TCP_MIB", 16, 0, 256)
         self.init_timeout_s = _int_setting("TRUEGREEN_PROBE_INIT_TIMEOUT_S", 10, 1, 300)
         self.timeout_s = _int_setting("TRUEGREEN_PROBE_TIMEOUT_S", 60, 1, 3600)
@@ -431,22 +433,59 @@ def wait_seconds(settings: Settings) -> float:
     return max(float(settings.init_timeout_s), until)
 
 
+def unbracketed(address: str) -> str:
+    """An address as a socket takes it: an IPv6 literal without the brackets a URL puts round
+    it (`[fd00::1]` gives fd00::1)."""
+    text = address.strip()
+    return text[1:-1] if text.startswith("[") and text.endswith("]") else text
+
+
+def url_host(address: str) -> str:
+    """An address as a URL's host: an IPv6 literal in brackets (RFC 3986 section 3.2.2), so
+    that the port after it is not read as part of it."""
+    return f"[{address}]" if ":" in address else address
+
+
+def _peer_address(host: str) -> str:
+    """A peer's address as it connected: an IPv4 one that a dual-stack listener reports
+    mapped into IPv6 (`::ffff:10.0.0.7`) as plain IPv4."""
+    mapped = "::ffff:"
+    return host[len(mapped) :] if host.startswith(mapped) and "." in host else host
+
+
+def listener(bind: str, port: int, backlog: int) -> socket.socket:
+    """Rank 0's listening socket on `port`. Unless told an address (`bind`), it listens on
+    both families, as PyTorch's rendezvous store does (torch/csrc/distributed/c10d/socket.cpp
+    SocketListenOp::run tries IPv6 and then IPv4; its IPv6 socket takes IPv4 too, IPV6_V6ONLY
+    off): an AF_INET6 socket on `::` with IPV6_V6ONLY off, else, where the kernel has no IPv6,
+    AF_INET on 0.0.0.0. On an IPv6 pod network the workers are given rank 0's IPv6 address
+    (its `status.podIP`); an IPv4 socket would refuse them where the job's own store would
+    not."""
+    if not bind:
+        if socket.has_dualstack_ipv6():
+            with contextlib.suppress(OSError):
+                return socket.create_server(
+                    ("::", port), family=socket.AF_INET6, backlog=backlog, dualstack_ipv6=True
+                )
+        bind = "0.0.0.0"
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    return socket.create_server((bind, port), family=family, backlog=backlog)
+
+
 def tcp_server(settings: Settings, deadline: float) -> dict[str, Any]:
     """Rank 0: wait for every other worker on the rendezvous port, take its bytes, then close
     the port before answering (so the all-reduce after it can listen there)."""
     peers = settings.world - 1
     found: dict[str, Any] = {"role": "rank0", "port": settings.master_port, "expected": peers}
     joined: list[tuple[socket.socket, dict[str, Any]]] = []
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server: socket.socket | None = None
     try:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((settings.bind, settings.master_port))
-        listener.listen(peers)
+        server = listener(settings.bind, settings.master_port, peers)
         wait_until = min(deadline, time.monotonic() + wait_seconds(settings))
         while len(joined) < peers and time.monotonic() < wait_until:
-            listener.settimeout(max(0.05, wait_until - time.monotonic()))
+            server.settimeout(max(0.05, wait_until - time.monotonic()))
             try:
-                connection, address = listener.accept()
+                connection, address = server.accept()
             except socket.timeout:  # noqa: UP041 - an OSError, not TimeoutError, before 3.10
                 break
             connection.settimeout(max(0.05, deadline - time.monotonic()))
@@ -463,7 +502,7 @@ def tcp_server(settings: Settings, deadline: float) -> dict[str, Any]:
             seconds = time.monotonic() - start
             peer = {
                 "rank": rank,
-                "address": address[0],
+                "address": _peer_address(address[0]),
                 "bytes": got,
                 "mib_per_s": round(got / MIB / seconds, 1) if got and seconds > 0 else None,
             }
@@ -473,7 +512,8 @@ def tcp_server(settings: Settings, deadline: float) -> dict[str, Any]:
         found["error"] = error_text(error)
         return found
     finally:
-        listener.close()
+        if server is not None:
+            server.close()
         for connection, peer in joined:
             with contextlib.suppress(OSError):
                 connection.sendall(_ACK.pack(_HELLO, peer["bytes"]))
@@ -548,7 +588,9 @@ def collective(settings: Settings, torch: Any, deadline: float) -> dict[str, Any
     try:
         dist.init_process_group(
             found["backend"],
-            init_method=f"tcp://{settings.master_addr}:{settings.master_port}",
+            # torch/distributed/rendezvous.py `_tcp_rendezvous_handler` reads the host with
+            # urllib's urlparse, which takes an IPv6 literal only in brackets.
+            init_method=f"tcp://{url_host(settings.master_addr)}:{settings.master_port}",
             rank=settings.rank,
             world_size=settings.world,
             timeout=datetime.timedelta(seconds=timeout),

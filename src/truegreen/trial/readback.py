@@ -917,7 +917,9 @@ def _tcp_findings(pod: str, tcp: TcpPart) -> list[TrialFinding]:
         words = tcp.why or "the probe could not open a connection"
         return [TrialFinding(Outcome.NOT_MEASURED, Level.UNKNOWN, pod, words)]
     if tcp.status in ("unreachable", "error") and tcp.role != "rank0":
-        where = f"{tcp.address}:{tcp.port}"
+        # An IPv6 address in brackets, as a URL writes it: its last group is not the port.
+        host = f"[{tcp.address}]" if tcp.address and ":" in tcp.address else tcp.address
+        where = f"{host}:{tcp.port}"
         words = _clip(f"{where}: {tcp.error}" if tcp.error else where)
         return [TrialFinding(Outcome.RANK0_UNREACHABLE, Level.FAIL, pod, words)]
     if tcp.status in ("incomplete", "error"):
