@@ -245,6 +245,28 @@ def test_list_kinds_comments_and_empty_documents(tmp_path: Path) -> None:
     ]
 
 
+def test_a_launcher_on_a_continued_line_is_training_a_liveness_probe_would_kill(
+    tmp_path: Path,
+) -> None:
+    """The shell removes a backslash-newline before it reads the script (POSIX 2.2.1), so
+    `cd /workspace && \\` then `torchrun …` runs torchrun, which a failed liveness probe kills
+    (kubelet pkg/kubelet/prober/worker.go doProbe)."""
+    path = tmp_path / "trainer.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: trainer}\nspec:\n"
+        "  serviceName: trainer\n  selector: {matchLabels: {app: trainer}}\n  template:\n"
+        "    metadata: {labels: {app: trainer}}\n    spec:\n      containers:\n"
+        "      - name: trainer\n        image: pytorch\n"
+        '        command: ["/bin/bash", "-c"]\n        args:\n        - |\n'
+        "          cd /workspace && \\\n          torchrun \\\n"
+        "            --nnodes=2 --nproc-per-node=8 \\\n            train.py\n"
+        "        livenessProbe:\n          exec: {command: [cat, /tmp/healthy]}\n"
+    )
+    result = run_cli("lint", str(path), "-o", "json")
+    assert [f["rule"] for f in result.json()["findings"]] == ["restart-probe-on-keep-running"]
+    assert result.exit_code == 2
+
+
 def test_config_ignores_by_rule_and_name_pattern(tmp_path: Path) -> None:
     config = tmp_path / "lint.yaml"
     config.write_text(

@@ -308,6 +308,10 @@ EXIT_WHEN_CHECK_FAILS = [
     "set -e; TG_X=$(check); true",
     "TG_A=1 $(check)",
     "`check`",
+    # 2.2.1: a backslash-newline joins lines only where the backslash escapes: a comment ends
+    # at its newline (2.3 rule 9), and a doubled backslash is one escaped backslash
+    "echo ok # a note \\\ncheck",
+    "echo \\\\\ncheck",
 ]
 
 

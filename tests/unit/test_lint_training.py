@@ -80,6 +80,31 @@ def test_a_launcher_after_shell_keywords_and_wrappers_is_found(
     assert launcher(words) == found
 
 
+# POSIX Shell Command Language 2.2.1: an unquoted backslash-newline is removed before the script
+# is split into tokens (inside double quotes too, 2.2.3), so a launcher on a continued line is the
+# command; inside single quotes (2.2.2), after an escaped backslash and at the end of a comment
+# (2.3 rule 9: it runs to the newline) it is no continuation. bash and dash run these so.
+@pytest.mark.parametrize(
+    ("script", "found"),
+    [
+        (
+            "cd /workspace && \\\ntorchrun \\\n  --nnodes=2 --nproc-per-node=8 \\\n  train.py",
+            "torchrun",
+        ),
+        ("cd /w; \\\n  deepspeed t.py", "deepspeed"),
+        ('"torch\\\nrun" t.py', "torchrun"),  # joined inside double quotes
+        ("torch\\\nrun t.py", "torchrun"),  # joined inside a word
+        ("# set up \\\ntorchrun t.py", "torchrun"),  # a comment ends at its newline
+        ("echo \\\\\ntorchrun t.py", "torchrun"),  # an escaped backslash, then a newline
+        # a here-document's text is no script: its quote leaves the lines after it alone
+        ("cat <<EOF >/tmp/note\ndon't\nEOF\ncd /w && \\\ntorchrun t.py", "torchrun"),
+        ("'torch\\\nrun' t.py", None),  # single quotes keep it: a program of that name
+    ],
+)
+def test_a_launcher_on_a_continued_line_is_found(script: str, found: str | None) -> None:
+    assert launcher(["/bin/bash", "-c", script]) == found
+
+
 @pytest.mark.parametrize(
     "words",
     [

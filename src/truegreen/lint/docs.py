@@ -205,7 +205,8 @@ def _training_section() -> list[str]:
         + ", ".join(f"`{name}`" for name in LAUNCHERS)
         + ", `accelerate launch`, "
         + ", ".join(f"`python -m {module}`" for module in PYTHON_MODULES)
-        + " (also inside `sh -c` scripts, and after `VAR=value`, the shell keywords "
+        + " (also inside `sh -c` scripts, across lines a backslash continues (POSIX 2.2.1), "
+        + "and after `VAR=value`, the shell keywords "
         + ", ".join(f"`{word}`" for word in SHELL_KEYWORDS)
         + " and the programs that run the command after them, with their options: "
         + ", ".join(f"`{name}`" for name in WRAPPERS)

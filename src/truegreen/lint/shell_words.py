@@ -310,6 +310,138 @@ def _assignable(name: str) -> bool:
 
 def tokens(script: str) -> list[Token] | None:
     """The script's tokens, or None where the reader cannot follow it."""
-    # 2.2.1: a backslash-newline outside single quotes joins the lines (charts wrap long
-    # commands so); inside single quotes it would stay, which no probe relies on.
-    return _Lexer(script.replace("\\\n", "")).read()
+    return _Lexer(join_continued_lines(script)).read()
+
+
+# What ends a word: a blank, a newline or an operator's first character. A `#` after one starts
+# a comment (2.3 rule 9), and one ends a here-document's delimiter word (2.7.4).
+_ENDS_A_WORD = frozenset(" \t\n;&|()<>")
+
+
+class _HereDocument(Struct, frozen=True):
+    """A here-document the line holds (2.7.4): its delimiter with the quotes removed, whether
+    any part of it was quoted (its text then keeps every backslash), and whether `<<-` strips
+    the lines' leading tabs."""
+
+    delimiter: str
+    quoted: bool
+    strips_tabs: bool
+
+
+def join_continued_lines(script: str) -> str:
+    """The script with its line continuations removed, as the shell removes them before it
+    splits the script into tokens (POSIX Shell Command Language 2.2.1: a backslash that is not
+    quoted, followed by a newline; inside double quotes too, 2.2.3). Charts wrap long commands
+    so (`cd /w && \\` then `torchrun …`). A backslash-newline stays where the backslash is no
+    escape: inside single quotes (2.2.2), at the end of a comment (2.3 rule 9: the comment runs
+    to the newline, as dash and bash read it), after an escaped backslash (`\\\\`), and in
+    the text of a here-document whose delimiter is quoted (2.7.4; with an unquoted delimiter
+    the text loses them as double-quoted text does)."""
+    joined: list[str] = []
+    here_documents: list[_HereDocument] = []
+    position = 0
+    while position < len(script):
+        char = script[position]
+        if char == "\\":
+            if script.startswith("\n", position + 1):
+                position += 2  # 2.2.1: the continuation goes
+                continue
+            joined.append(script[position : position + 2])
+            position += 2
+        elif char == "'":
+            end = script.find("'", position + 1)
+            stop = len(script) if end < 0 else end + 1
+            joined.append(script[position:stop])
+            position = stop
+        elif char == '"':
+            position = _join_double_quoted(script, position, joined)
+        elif script.startswith(REDACTED, position):
+            joined.append(REDACTED)  # one word, as the lexer reads it: no `<<` in it
+            position += len(REDACTED)
+        elif char == "#" and (not joined or joined[-1][-1:] in _ENDS_A_WORD):
+            end = script.find("\n", position)
+            stop = len(script) if end < 0 else end
+            joined.append(script[position:stop])
+            position = stop
+        elif script.startswith("<<", position) and not script.startswith("<<<", position):
+            position = _here_document(script, position, joined, here_documents)
+        elif char == "\n" and here_documents:
+            joined.append(char)
+            position = _join_here_documents(script, position + 1, joined, here_documents)
+            here_documents = []
+        else:
+            joined.append(char)
+            position += 1
+    return "".join(joined)
+
+
+def _join_double_quoted(script: str, position: int, joined: list[str]) -> int:
+    """Copies a double-quoted piece (2.2.3) from its opening quote, without its continuations;
+    returns the position after its closing quote (the script's end where none closes it)."""
+    joined.append('"')
+    position += 1
+    while position < len(script) and script[position] != '"':
+        if script[position] == "\\":
+            if not script.startswith("\n", position + 1):
+                joined.append(script[position : position + 2])
+            position += 2
+        else:
+            joined.append(script[position])
+            position += 1
+    joined.append(script[position : position + 1])
+    return position + 1
+
+
+def _here_document(
+    script: str, position: int, joined: list[str], here_documents: list[_HereDocument]
+) -> int:
+    """Copies `<<` or `<<-` and the delimiter word after it, noting the here-document whose
+    text starts at the next line; returns the position after the word."""
+    strips_tabs = script.startswith("<<-", position)
+    start, position = position, position + (3 if strips_tabs else 2)
+    while position < len(script) and script[position] in _BLANKS:
+        position += 1
+    word: list[str] = []
+    quoted = False
+    while position < len(script) and script[position] not in _ENDS_A_WORD:
+        char = script[position]
+        if char in "'\"":
+            end = script.find(char, position + 1)
+            stop = len(script) if end < 0 else end
+            word.append(script[position + 1 : stop])
+            position, quoted = stop + 1, True
+        elif char == "\\":
+            word.append(script[position + 1 : position + 2])
+            position, quoted = position + 2, True
+        else:
+            word.append(char)
+            position += 1
+    position = min(position, len(script))
+    joined.append(script[start:position])
+    if word:
+        here_documents.append(_HereDocument("".join(word), quoted, strips_tabs))
+    return position
+
+
+def _join_here_documents(
+    script: str, position: int, joined: list[str], here_documents: list[_HereDocument]
+) -> int:
+    """Copies the text of each here-document, line by line up to its delimiter's line (2.7.4),
+    without its continuations where the delimiter was not quoted; returns the position after
+    the last one."""
+    for document in here_documents:
+        while position < len(script):
+            end = script.find("\n", position)
+            stop = len(script) if end < 0 else end + 1
+            line = script[position:stop]
+            position = stop
+            text = line.rstrip("\n")
+            if (text.lstrip("\t") if document.strips_tabs else text) == document.delimiter:
+                joined.append(line)
+                break
+            trailing = len(text) - len(text.rstrip("\\"))
+            if not document.quoted and line.endswith("\n") and trailing % 2:
+                joined.append(text[:-1])  # 2.7.4: a backslash there escapes as in "…"
+            else:
+                joined.append(line)
+    return position

@@ -11,6 +11,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from truegreen.lint.shell_words import join_continued_lines
 from truegreen.lint.shells import SHELLS
 
 LAUNCHERS = ("torchrun", "deepspeed", "mpirun", "mpiexec", "horovodrun")
@@ -70,12 +71,15 @@ def _is_shell(before: Sequence[str]) -> bool:
 
 
 def _script_commands(script: str) -> list[list[str]]:
-    lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()\n")
+    # shlex keeps a backslash-newline as a newline glued to the next word (`\ntorchrun`); the
+    # shell removes it first (POSIX 2.2.1), so a launcher on a continued line is the command.
+    joined = join_continued_lines(script)
+    lexer = shlex.shlex(joined, posix=True, punctuation_chars=";&|()\n")
     lexer.whitespace = " \t\r"  # a newline ends a command, as `;` does
     try:
         tokens = list(lexer)
     except ValueError:
-        tokens = script.split()
+        tokens = joined.split()
     commands: list[list[str]] = [[]]
     for token in tokens:
         if token in _SEPARATORS:
