@@ -1160,6 +1160,63 @@ def test_a_patch_named_alone_is_linted_as_its_kustomization_builds(tmp_path: Pat
     ]
 
 
+def _root_kustomization(root: Path) -> None:
+    """A kustomization at the root whose build holds a/deploy.yaml (healthy) only; b/ (a plain
+    folder) and the root's unlisted.yaml hold a Deployment whose worker has no readiness probe,
+    which no kustomization names."""
+    for folder in ("a", "b"):
+        (root / folder).mkdir()
+    healthy = BASE.replace("9000\n", "9000\n        readinessProbe: {tcpSocket: {port: 9000}}\n")
+    (root / "a" / "deploy.yaml").write_text(healthy)
+    (root / "b" / "deploy.yaml").write_text(BASE)
+    (root / "unlisted.yaml").write_text(BASE)
+    (root / "kustomization.yaml").write_text("resources:\n- a/deploy.yaml\n")
+
+
+@pytest.mark.parametrize("named", ["b/deploy.yaml", "unlisted.yaml"])
+def test_a_file_no_kustomization_above_it_builds_is_read_as_the_file_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    """`kubectl kustomize .` leaves the file out and `kubectl apply -f FILE` applies it: a file
+    named on its own stands for a kustomization's build only where that build reads it."""
+    _root_kustomization(tmp_path)
+    monkeypatch.chdir(tmp_path)  # pre-commit runs at the repository's root, and names files so
+    document = run_cli("lint", named, "-o", "json").json()
+    assert [(f["rule"], f["file"], f["container"]) for f in document["findings"]] == [
+        ("readiness-missing", named, "worker")
+    ]
+    assert (document["objects"], document["kustomizations"]) == (1, [])
+
+
+@needs_kubectl
+@pytest.mark.parametrize("named", ["a/deploy.yaml", "conf/app.yaml"])
+def test_a_file_a_kustomization_above_it_builds_stands_for_that_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    """A resource, and a generator's file (`key=path`): the build reads both."""
+    _root_kustomization(tmp_path)
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "app.yaml").write_text(BASE)  # a ConfigMap's data, no object
+    with (tmp_path / "kustomization.yaml").open("a") as kustomization:
+        kustomization.write("configMapGenerator:\n- name: app\n  files: [app=conf/app.yaml]\n")
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("lint", named, "-o", "json")
+    assert [k["folder"] for k in result.json()["kustomizations"]] == ["."]
+    assert (result.exit_code, result.json()["findings"]) == (0, [])
+
+
+def test_a_file_under_a_kustomization_that_cannot_be_read_is_never_passed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether its build reads the file cannot be told: the build is tried, and says why not."""
+    _root_kustomization(tmp_path)
+    (tmp_path / "kustomization.yaml").write_text("resources: [a/deploy.yaml\n")
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("lint", "b/deploy.yaml", "-o", "json")
+    assert [f["rule"] for f in result.json()["findings"]] == ["kustomize-error"]
+    assert result.exit_code == 2
+
+
 def test_without_kustomize_a_folder_is_its_resources_never_its_patches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

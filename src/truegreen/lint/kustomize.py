@@ -25,11 +25,11 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen.lint.loader import (
-    KUSTOMIZATIONS,
     BadInput,
     Manifest,
     Skipped,
     is_kustomization,
+    kustomization_file,
     load_file,
     load_text,
 )
@@ -80,7 +80,7 @@ def lint_folder(
         )
         output, reason = _run([*command, wrapper], limits, seconds)
         if output is None:
-            finding = BadInput(KUSTOMIZE_ERROR.id, _kustomization_file(folder), None, reason)
+            finding = BadInput(KUSTOMIZE_ERROR.id, kustomization_file(folder), None, reason)
             return Built(folder, (finding,), built_with)
         sources: dict[str, list[Manifest]] = {}
         items = tuple(
@@ -93,7 +93,7 @@ def lint_folder(
 def _is_component(folder: str, limits: Limits) -> bool:
     """Whether the folder's kustomization says `kind: Component`; one that cannot be read is
     left to kustomize to say why."""
-    read = read_file(Path(_kustomization_file(folder)), limits)
+    read = read_file(Path(kustomization_file(folder)), limits)
     if isinstance(read, Refusal):
         return False
     for document in load_all(read, limits, kubernetes=True):
@@ -105,17 +105,6 @@ def _is_component(folder: str, limits: Limits) -> bool:
 
 def _quoted(path: str) -> str:
     return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _kustomization_file(folder: str) -> str:
-    return next(
-        (
-            os.path.join(folder, n)
-            for n in KUSTOMIZATIONS
-            if os.path.isfile(os.path.join(folder, n))
-        ),
-        folder,
-    )
 
 
 def _run(command: list[str], limits: Limits, seconds: float) -> tuple[str | None, str]:
@@ -286,7 +275,7 @@ def _resources_only(
     if real in seen:
         return
     seen.add(real)
-    file = _kustomization_file(folder)
+    file = kustomization_file(folder)
     read = read_file(Path(file), limits)
     if isinstance(read, Refusal):
         yield BadInput(KUSTOMIZE_ERROR.id, file, None, f"cannot be read: {read.detail}")

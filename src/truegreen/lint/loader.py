@@ -10,7 +10,8 @@ twice: a chart's `templates/` (beside a `Chart.yaml`) is reported once per chart
 being parsed, and on stdin the `# Source: chart/templates/x.yaml` comments `helm template`
 writes locate each document (anywhere, such a comment says its document is rendered: a YAML
 error in it is a parse error, whatever `{{ }}` it passes through). A folder with a kustomization
-is linted as what it builds (`truegreen.lint.kustomize`).
+is linted as what it builds (`truegreen.lint.kustomize`), and so is a file named on its own that
+such a build above it reads; any other named file is read as it is.
 """
 
 import os
@@ -126,18 +127,82 @@ def is_kustomization(folder: str) -> bool:
     return any(os.path.isfile(os.path.join(folder, name)) for name in KUSTOMIZATIONS)
 
 
+def kustomization_file(folder: str) -> str:
+    """The kustomization file a folder holds (the folder itself where it holds none)."""
+    return next(
+        (
+            os.path.join(folder, n)
+            for n in KUSTOMIZATIONS
+            if os.path.isfile(os.path.join(folder, n))
+        ),
+        folder,
+    )
+
+
 def _kustomization_of(file: str) -> str | None:
-    """The nearest folder above a named file that holds a kustomization, looking no higher than
-    the current folder (or only the file's own folder, for a file outside it)."""
+    """The nearest folder above a named file whose kustomization builds it, looking no higher
+    than the current folder (or only the file's own folder, for a file outside it); None where
+    no build reads the file: `kubectl kustomize` leaves it out, `kubectl apply -f` applies it,
+    and lint reads it as the file it is."""
     here = Path.cwd().resolve()
     folder = Path(file).parent
+    if Path(file).name in KUSTOMIZATIONS:
+        return str(folder)  # the kustomization itself: what it builds
+    target = os.path.realpath(file)
     resolved = folder.resolve()
     while True:
-        if is_kustomization(str(folder)):
+        if is_kustomization(str(folder)) and _builds(str(folder), target):
             return str(folder)
         if resolved == here or here not in resolved.parents:
             return None
         folder, resolved = folder.parent, resolved.parent
+
+
+def _builds(folder: str, target: str) -> bool:
+    """Whether a kustomization's build reads the file `target` (a real path): a field of it
+    names the file (a resource, a patch, a generator's file or env, a CRD; kustomize's
+    api/types/kustomization.go), or names a folder whose kustomization builds it (a resource,
+    base or component folder), however deep. A kustomization that cannot be read is taken to
+    build it: its build says why (kustomize-error), so the file is never passed unread."""
+    pending, seen = [folder], set[str]()
+    while pending:
+        current = pending.pop()
+        real = os.path.realpath(current)
+        if real in seen:
+            continue
+        seen.add(real)
+        names = _names_in(kustomization_file(current))
+        if names is None:
+            return True
+        for name in names:
+            path = os.path.join(current, name)
+            if os.path.realpath(path) == target:
+                return True
+            if os.path.isdir(path) and is_kustomization(path):
+                pending.append(path)
+    return False
+
+
+def _names_in(kustomization: str) -> list[str] | None:
+    """Every string a kustomization holds that could name a file or folder beside it (a
+    generator's `key=path` names its path too); None where it cannot be read as a mapping."""
+    read = read_file(Path(kustomization))
+    if isinstance(read, Refusal):
+        return None
+    document = next(load_all(read, lines=False, kubernetes=True), None)
+    if not isinstance(document, Document) or not isinstance(document.data, Mapping):
+        return None
+    names: list[str] = []
+    values: list[object] = [document.data]
+    while values:
+        value = values.pop()
+        if isinstance(value, Mapping):
+            values += value.values()
+        elif isinstance(value, list):
+            values += value
+        elif isinstance(value, str) and value and not {"\n", "\0"} & set(value):
+            names += [value, value.partition("=")[2]] if "=" in value else [value]
+    return [name for name in names if name]
 
 
 def _walk(folder: str, kustomizations: list[str], unlisted: list[BadInput]) -> list[str]:
