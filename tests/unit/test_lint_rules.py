@@ -168,6 +168,49 @@ def test_server_disabled_by_its_env_needs_no_readiness() -> None:
     assert ("readiness-missing", "app") not in found
 
 
+CANNOT_FAIL = {"exec": {"command": ["sh", "-c", "curl -fs localhost || true"]}}
+
+
+def test_a_readiness_probe_that_cannot_fail_is_no_readiness_probe() -> None:
+    """The kubelet sets the result to Success at the probe's first run (pkg/kubelet/prober/
+    worker.go doProbe): the container is Ready as soon as it runs, as with no probe at all."""
+    model = workload_model(workload("Deployment", server(readinessProbe=CANNOT_FAIL)))
+    assert model is not None
+    found = {rule.id: hit.message for rule, hit in evaluate(model, Context({}))}
+    assert set(found) == {"readiness-missing", "probe-cannot-fail"}
+    assert found["readiness-missing"] == (
+        "container app serves port 8080 (http) but its readinessProbe runs "
+        "'sh -c curl -fs localhost || true', which always succeeds: it counts as Ready as soon "
+        "as it runs, so a rollout over a crash loop reports success."
+    )
+
+
+def test_a_startup_probe_that_cannot_fail_as_the_only_gate_is_no_gate() -> None:
+    """It passes at its first try; with no readiness probe the started container is then Ready
+    (pkg/kubelet/prober/prober_manager.go UpdatePodStatus)."""
+    container = server(startupProbe={"exec": {"command": ["true"]}})
+    assert hits(workload("Deployment", container)) == [
+        ("readiness-missing", "app"),
+        ("probe-cannot-fail", "app"),
+    ]
+
+
+def test_a_probe_that_cannot_fail_next_to_a_gate_that_can_is_only_a_warning() -> None:
+    startup_true = {"exec": {"command": ["true"]}}
+    both = server(readinessProbe=TCP, startupProbe=startup_true)
+    assert hits(workload("Deployment", both)) == [("probe-cannot-fail", "app")]
+    model = workload_model(
+        workload("Deployment", server(readinessProbe=CANNOT_FAIL, startupProbe=STARTUP))
+    )
+    assert model is not None
+    found = {rule.id: hit.message for rule, hit in evaluate(model, Context({}))}
+    assert set(found) == {"probe-cannot-fail", "readiness-missing-after-startup"}
+    assert found["readiness-missing-after-startup"].startswith(
+        "container app serves port 8080 (http) with a startupProbe but its readinessProbe runs "
+        "'sh -c curl -fs localhost || true', which always succeeds: the startupProbe holds"
+    )
+
+
 # -- restart-probe-on-keep-running -----------------------------------------------------------
 
 

@@ -28,7 +28,8 @@ CANT_READ: Final = "probes.cant-read"
 WORDS: Final[dict[str, Wording]] = {
     OK: Wording("Every workload's health checks can be trusted.", ""),
     NO_READINESS: Wording(
-        "Updates of {workload} can report success before it works: it has no readiness check.",
+        "Updates of {workload} can report success before it works: it has no readiness check "
+        "that can fail.",
         "Add a readiness check on {port}.",
     ),
     RESTARTS_TRAINING: Wording(

@@ -8,7 +8,7 @@ from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
 from truegreen.redaction.text import redact_text
 
 
-def _shown(command: tuple[str, ...]) -> str:
+def shown(command: tuple[str, ...]) -> str:
     """A probe's command as a finding quotes it: its words joined, every secret in them
     `<redacted>` by the policy doctor's reads follow (redaction/text.py), since lint's lines
     land in CI logs."""
@@ -21,7 +21,7 @@ def _cannot_fail(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
             if probe.cannot_fail:
                 yield RuleHit(
                     container.name,
-                    f"container {container.name}'s {probe.kind} runs {_shown(probe.command)!r}, "
+                    f"container {container.name}'s {probe.kind} runs {shown(probe.command)!r}, "
                     "which always succeeds: the probe reports healthy whatever the state.",
                     probe=probe.kind,
                 )
@@ -31,7 +31,9 @@ PROBE_CANNOT_FAIL = Rule(
     id="probe-cannot-fail",
     severity=Severity.WARNING,
     summary="An exec probe whose command always succeeds.",
-    rationale="A probe that cannot fail makes the container look healthy whatever its state.",
+    rationale="A probe that cannot fail makes the container look healthy whatever its state. "
+    "Where it is the only gate of a container that serves a port, readiness-missing reports "
+    "the same container as the error it is: it is Ready at the probe's first run.",
     fix="Run a command that fails when the program is broken, or remove the probe.",
     check=_cannot_fail,
     reads="Exec probes' commands, and the script of `sh -c` (or bash, ash, dash) followed as "
@@ -67,7 +69,7 @@ def _cannot_pass(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
             if probe.cannot_pass:
                 yield RuleHit(
                     container.name,
-                    f"container {container.name}'s {probe.kind} runs {_shown(probe.command)!r} "
+                    f"container {container.name}'s {probe.kind} runs {shown(probe.command)!r} "
                     f"without a shell, and {probe.command[0]!r} is a shell's own command, not a "
                     f"program: {_NEVER_RUNS[probe.kind]}",
                     probe=probe.kind,
