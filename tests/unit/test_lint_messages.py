@@ -38,7 +38,8 @@ CASES: list[tuple[dict[str, Any], str, str, dict[str, str]]] = [
         workload("Deployment", server(readinessProbe={"tcpSocket": {"port": "metrics"}})),
         "probe-port-undeclared",
         "container app's readinessProbe targets named port metrics, which the container does not "
-        "declare.",
+        "declare: the kubelet cannot run it, and the probe can never pass, so the container "
+        "never becomes ready.",
         {"port": "metrics"},
     ),
     (

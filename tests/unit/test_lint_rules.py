@@ -302,6 +302,25 @@ def test_probe_on_an_undeclared_named_port_is_an_error() -> None:
     assert hits(workload("Deployment", container)) == [("probe-port-undeclared", "app")]
 
 
+@pytest.mark.parametrize("probe", ["livenessProbe", "startupProbe"])
+def test_a_restart_probe_on_an_undeclared_named_port_restarts_nothing(probe: str) -> None:
+    """The kubelet cannot resolve the name (pkg/kubelet/prober/prober.go runProbe), counts the
+    try as errored and throws it away (worker.go doProbe): the probe never fails, so it never
+    kills the training run; probe-port-undeclared alone says what is wrong."""
+    container = server(port=None, command=["torchrun", "train.py"])
+    container[probe] = {"httpGet": {"port": "metrics", "path": "/healthz"}}
+    model = workload_model(workload("Job", container))
+    assert model is not None
+    found = {rule.id: hit.message for rule, hit in evaluate(model, Context({}))}
+    assert set(found) == {"probe-port-undeclared"}
+    if probe == "livenessProbe":
+        assert found["probe-port-undeclared"] == (
+            "container app's livenessProbe targets named port metrics, which the container does "
+            "not declare: the kubelet cannot run it, and the probe can never pass or fail, so it "
+            "never restarts the container, whatever its state."
+        )
+
+
 def test_probe_on_an_unlisted_port_number_is_only_a_warning() -> None:
     """kubebuilder's scaffold probes :8081 without listing it, and it works: a numeric port
     needs no `ports` entry (the kubelet dials it as it is)."""
@@ -775,7 +794,7 @@ def test_each_hit_names_the_probe_it_is_about() -> None:
         ("probe-targets-disabled-server", ""),  # the port the container declares
         ("probe-targets-disabled-server", "livenessProbe"),
         ("restart-probe-on-keep-running", "livenessProbe"),
-        ("restart-probe-on-keep-running", "startupProbe"),
+        # the startup probe on an undeclared name never runs, so it restarts nothing
     ]
 
 

@@ -365,6 +365,13 @@ class ContainerModel(Struct, frozen=True):
             return port
         return next((p.number for p in self.ports if p.name is not None and p.name == port), None)
 
+    def cannot_resolve(self, probe: Probe) -> bool:
+        """Whether the probe names a port this container does not declare: the kubelet looks a
+        named port up in the probed container's own ports only (pkg/kubelet/prober/prober.go
+        runProbe, probe.ResolveContainerPort), fails to, and throws every try's result away
+        (worker.go doProbe), so the probe never runs."""
+        return isinstance(probe.port, str) and not self.declares(probe.port)
+
     def declares(self, port: Port | None) -> bool:
         """Whether the container declares this port (by number, or by name)."""
         if isinstance(port, int):

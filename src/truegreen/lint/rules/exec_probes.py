@@ -53,8 +53,9 @@ PROBE_CANNOT_FAIL = Rule(
 
 # What a probe that never runs leaves the container with: the kubelet throws each try's result
 # away (pkg/kubelet/prober/worker.go doProbe), so the probe keeps the value it started with
-# (newWorker's initialValue): not ready, not started, and, for liveness, never failed.
-_NEVER_RUNS = {
+# (newWorker's initialValue): not ready, not started, and, for liveness, never failed. Also the
+# words of probe-port-undeclared, whose probes the kubelet cannot run either.
+NEVER_RUNS = {
     ProbeKind.READINESS: "the probe can never pass, so the container never becomes ready.",
     ProbeKind.STARTUP: "the probe can never pass, so the container never counts as started and "
     "never becomes ready.",
@@ -71,7 +72,7 @@ def _cannot_pass(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
                     container.name,
                     f"container {container.name}'s {probe.kind} runs {shown(probe.command)!r} "
                     f"without a shell, and {probe.command[0]!r} is a shell's own command, not a "
-                    f"program: {_NEVER_RUNS[probe.kind]}",
+                    f"program: {NEVER_RUNS[probe.kind]}",
                     probe=probe.kind,
                 )
 

@@ -1,8 +1,9 @@
 """Port rules: probes must target a port the kubelet can find, and a server that is on.
 
 The kubelet looks a probe's named port up in the probed container's own `ports`
-(pkg/kubelet/prober/prober.go, findPortByName) and reports the probe as errored when the name is
-not there, so it fails forever (kubernetes/kubernetes#139283). A numeric port needs no entry at
+(pkg/kubelet/prober/prober.go runProbe, findPortByName) and reports the probe as errored when the
+name is not there (kubernetes/kubernetes#139283); worker.go doProbe throws an errored try away,
+so the probe never runs: it never passes, and never fails either. A numeric port needs no entry at
 all: `ports` is informational, and containers of a pod share one network.
 """
 
@@ -10,12 +11,13 @@ from collections.abc import Iterator
 
 from truegreen.lint.probes import WorkloadModel, disabled_ports, same_port
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
+from truegreen.lint.rules.exec_probes import NEVER_RUNS
 
 
 def _named_undeclared(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
     for container in workload.containers:
         for probe in container.probes:
-            if not isinstance(probe.port, str) or container.declares(probe.port):
+            if not isinstance(probe.port, str) or not container.cannot_resolve(probe):
                 continue
             others = [c.name for c in workload.containers if c.declares(probe.port)]
             elsewhere = (
@@ -27,7 +29,8 @@ def _named_undeclared(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
             yield RuleHit(
                 container.name,
                 f"container {container.name}'s {probe.kind} targets named port {probe.port}, which "
-                f"the container does not declare{elsewhere}.",
+                f"the container does not declare{elsewhere}: the kubelet cannot run it, and "
+                f"{NEVER_RUNS[probe.kind]}",
                 {"port": probe.port},
                 probe=probe.kind,
             )
@@ -84,8 +87,10 @@ PROBE_PORT_UNDECLARED = Rule(
     summary="A probe targets a named port the container does not declare.",
     rationale=(
         "The kubelet resolves a probe's named port from the probed container's own ports. When "
-        "the name is not there it cannot run the probe and reports it as errored, every time: a "
-        "readiness probe keeps the pod out of service forever, a liveness probe restarts it."
+        "the name is not there it cannot run the probe, reports it as errored and throws the "
+        "try away, every time (pkg/kubelet/prober/prober.go runProbe, worker.go doProbe): a "
+        "readiness or startup probe never passes, so the pod stays out of service forever; a "
+        "liveness probe never acts, so it restarts nothing and checks nothing."
     ),
     fix="Declare the port under that name in this container's ports, or point the probe at the "
     "name (or number) the container does declare.",

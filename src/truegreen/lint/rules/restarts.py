@@ -13,12 +13,14 @@ def _keep_running(workload: WorkloadModel, context: Context) -> Iterator[RuleHit
         if reason is None:
             continue
         for probe in container.probes:
-            # A probe that never runs (a shell's own command without a shell) never fails, so
-            # it never restarts anything: probe-cannot-pass says what is wrong with it. A
+            # A probe that never runs (a shell's own command without a shell, a named port its
+            # container does not declare) never fails, so it never restarts anything:
+            # probe-cannot-pass or probe-port-undeclared says what is wrong with it. A
             # startup probe that cannot fail passes at its first try and stops there (the
             # kubelet runs it only until the container has started), before the work has any
             # progress to lose: probe-cannot-fail alone says it checks nothing.
-            if probe.cannot_pass or (probe.kind is ProbeKind.STARTUP and probe.cannot_fail):
+            never_runs = probe.cannot_pass or container.cannot_resolve(probe)
+            if never_runs or (probe.kind is ProbeKind.STARTUP and probe.cannot_fail):
                 continue
             if probe.kind.restarts_container:
                 message = _restart_message(workload, container, probe, reason)
@@ -115,9 +117,11 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
     limits="A launcher hidden in a script file the image holds, run by a program lint does not "
     "list as a wrapper (`sudo`, `stdbuf`), or env set by envFrom, is not seen. A liveness "
     "probe an operator adds itself (KubeRay's, when none is set) is not in the manifest and "
-    "not reported. A probe that never runs (probe-cannot-pass) restarts nothing and is left "
-    "to that rule, and so is a startup probe that cannot fail "
-    "(probe-cannot-fail): it passes at its first try and stops, before there is work to lose. "
+    "not reported. A probe that never runs restarts nothing and is left to the rule that says "
+    "why (probe-cannot-pass; probe-port-undeclared: the kubelet cannot resolve its port, "
+    "prober.go runProbe, and throws every try away, worker.go doProbe), and so is a startup "
+    "probe that cannot fail (probe-cannot-fail): it passes at its first try and stops, "
+    "before there is work to lose. "
     "A liveness probe that cannot fail is still reported: the kubelet counts a try that takes "
     "over timeoutSeconds as a failure (pkg/probe/exec/errors.go TimeoutError), so on a busy "
     "machine it kills the work.",
