@@ -156,6 +156,54 @@ def test_named_target_port_picks_the_container_that_declares_it() -> None:
     ]
 
 
+def _gpu_trainer_beside_an_exporter(**probes: Obj) -> Obj:
+    """A trainer asking for 8 GPUs, serving nothing, beside a native sidecar that serves its
+    metrics on 9400."""
+    trainer = server(
+        "trainer",
+        port=None,
+        command=["python", "train.py"],
+        resources={"limits": {"nvidia.com/gpu": 8}},
+    )
+    trainer.update(probes)
+    exporter = server("exporter", 9400, "metrics", readinessProbe={"httpGet": {"port": "metrics"}})
+    exporter["restartPolicy"] = "Always"
+    return workload("StatefulSet", trainer, init=[exporter])
+
+
+def test_a_port_a_sidecar_declares_is_the_sidecar_s_not_the_main_container_s() -> None:
+    """The endpoints send traffic to the pod's IP on 9400 (pkg/api/v1/pod/util.go FindPort),
+    where the exporter that declares it listens: the trainer still serves nothing, keeps its
+    GPU training signal, and its liveness probe would kill 8-GPU work."""
+    obj = _gpu_trainer_beside_an_exporter(
+        readinessProbe={"exec": {"command": ["cat", "/tmp/ready"]}},
+        livenessProbe={"exec": {"command": ["cat", "/tmp/healthy"]}},
+    )
+    model = workload_model(obj)
+    assert model is not None
+    svc = service({"app": "w"}, 9400)
+    assert routed_containers(model, [ServiceModel.parse(svc)]) == {"exporter": ("svc",)}
+    assert hits(obj, [svc]) == [("restart-probe-on-keep-running", "trainer")]
+    # without a readiness probe, the trainer is no server that readiness-missing asks about
+    alone = _gpu_trainer_beside_an_exporter(livenessProbe={"exec": {"command": ["cat", "/x"]}})
+    assert hits(alone, [svc]) == [("restart-probe-on-keep-running", "trainer")]
+
+
+def test_a_number_no_container_declares_in_a_pod_of_two_is_credited_to_none() -> None:
+    obj = _gpu_trainer_beside_an_exporter()
+    model = workload_model(obj)
+    assert model is not None
+    assert routed_containers(model, [ServiceModel.parse(service({"app": "w"}, 7000))]) == {}
+
+
+def test_a_named_target_only_a_sidecar_declares_is_the_sidecar_s() -> None:
+    """FindPort looks a named targetPort up in the main containers, then in the sidecars."""
+    model = workload_model(_gpu_trainer_beside_an_exporter())
+    assert model is not None
+    svc = ServiceModel.parse(service({"app": "w"}, "metrics"))
+    assert routed_containers(model, [svc]) == {"exporter": ("svc",)}
+
+
 def test_server_disabled_by_its_env_needs_no_readiness() -> None:
     container = server(env=[{"name": "HTTP_OFF", "value": ""}])
     assert hits(

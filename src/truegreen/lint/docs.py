@@ -99,7 +99,13 @@ def rules_markdown() -> str:
         "the same kustomization, the same chart rendered on stdin, or stdin. Two repositories "
         "linted in one run stay apart; a Service in another folder than its workload is not "
         "seen. kube-linter groups files by folder the same way "
-        "(pkg/lintcontext/create_contexts.go, CreateContexts).",
+        "(pkg/lintcontext/create_contexts.go, CreateContexts). Its targetPort reaches the "
+        "container that declares it, a native sidecar (an init container with restartPolicy "
+        "Always) as much as a main container: the endpoints send traffic to the pod's IP on "
+        "that port, and pkg/api/v1/pod/util.go FindPort looks a named one up in the main "
+        "containers, then the sidecars. A number no container declares reaches the pod's one "
+        "long-running container when it has one, and no container lint can name when it has "
+        "several.",
         "",
         *_kinds_section(),
         *_training_section(),

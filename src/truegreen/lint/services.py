@@ -5,7 +5,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from truegreen.lint.probes import Port, WorkloadModel, port_of
+from truegreen.lint.probes import ContainerModel, Port, WorkloadModel, port_of
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -84,21 +84,37 @@ class ServiceIndex:
         return [self._services[p] for p in sorted(positions)]
 
 
+def _owners(workload: WorkloadModel, target: Port) -> tuple[ContainerModel, ...]:
+    """The containers a Service's targetPort reaches: the ones that declare it.
+
+    A named target is looked up in the main containers, then in the native sidecars
+    (pkg/api/v1/pod/util.go FindPort); a number needs no lookup: the endpoints send traffic to
+    the pod's IP on it, where the container that declares it listens, a sidecar as much as a
+    main container. A number no container declares reaches whichever process listens there:
+    the pod's one long-running container when it has one, else none that lint can name.
+    """
+    mains = workload.main_containers
+    sidecars = tuple(c for c in workload.containers if c.is_sidecar)
+    if isinstance(target, str):
+        named = tuple(c for c in mains if c.declares(target))
+        return named or tuple(c for c in sidecars if c.declares(target))
+    declared = tuple(c for c in workload.containers if c.declares(target))
+    if not declared and len(workload.containers) == 1:
+        return workload.containers  # a numeric target in a one-container pod can only be it
+    return declared
+
+
 def routed_containers(
     workload: WorkloadModel, services: Iterable[ServiceModel], source: str = ""
 ) -> dict[str, tuple[str, ...]]:
     """Container name -> the Services that send it traffic (`source`: where the workload came
     from)."""
     routed: dict[str, list[str]] = {}
-    mains = workload.main_containers
     for service in services:
         if not service.selects(workload, source):
             continue
         for target in service.target_ports:
-            owners = [c for c in mains if c.declares(target)]
-            if not owners and isinstance(target, int) and len(mains) == 1:
-                owners = list(mains)  # a numeric target in a one-container pod can only be it
-            for container in owners:
+            for container in _owners(workload, target):
                 names = routed.setdefault(container.name, [])
                 if service.name not in names:
                     names.append(service.name)
