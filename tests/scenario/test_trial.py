@@ -304,6 +304,39 @@ def test_a_trial_removes_only_what_an_interrupted_one_left(doctor: Doctor) -> No
     assert f"2 left by an interrupted trial removed first ({stale}, {ended})" in ok["headline"]
 
 
+NO_ROOM = "0/3 nodes are available: 3 Insufficient cpu."
+"""kube-scheduler's words for a pod no machine fits (pkg/scheduler/schedule_one.go FitError)."""
+
+
+@pytest.mark.parametrize("ending", ["refused", "not-placed"])
+def test_leftovers_removed_before_a_trial_that_measured_nothing_are_named_not_passed(
+    doctor: Doctor, ending: str
+) -> None:
+    """An interrupted run left a trial pod, which the kubelet ended at its deadline; this run
+    deletes it, and then a webhook turns its own trial pod away, or no machine takes it. The
+    removal is said, as a detail of the finding that says the trial measured nothing, and never
+    as a green `trial.ok`: a cleanup is no measurement."""
+    ended = "truegreen-trial-train-llm-0badcafe-0"
+
+    def build(now: datetime) -> list[Obj]:
+        stopped = {"phase": "Failed", "reason": "DeadlineExceeded"}
+        return [*_cpu_job(now), _left_pod(ended, datetime.now(UTC) - timedelta(hours=2), stopped)]
+
+    doctor.load(build)
+    doctor.server.admission.allow_creates = True
+    if ending == "refused":
+        doctor.server.admission.webhook_denial = ("policy.example.com", "no trial pods here")
+        doctor.server.kubelet = FakeKubelet(doctor.server)
+    else:
+        doctor.server.kubelet = FakeKubelet(doctor.server, unschedulable=NO_ROOM)
+    result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json")
+    assert trial_pods_left(doctor.server) == [], "the leftover is deleted"
+    assert _trial_codes(result.json()) == [(f"trial.{ending}", "unknown")]
+    assert result.exit_code == 3, "the trial measured nothing: never a pass"
+    [found] = [f for f in result.json()["findings"] if f["check"] == "trial"]
+    assert found["details"][-1] == f"1 left by an interrupted trial removed first ({ended})"
+
+
 def test_a_shared_memory_smaller_than_the_job_states_fails(doctor: Doctor) -> None:
     """The job mounts a memory-backed /dev/shm of 1 TiB; the machine gives less (here: this
     computer's /dev/shm, which the fake kubelet's process sees)."""

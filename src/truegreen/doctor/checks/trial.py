@@ -3,14 +3,17 @@
 The trial itself ran before the checks (doctor/reads/gather.py, truegreen.trial.run); this
 check only words what it read back (truegreen.trial.readback): one finding per warning or
 failure, the source's own words (the kubelet's message, the library's error) kept as details,
-and one ok finding listing what went right. A trial the API server refused to start is the
-measurement of that gate, said as such, never as a failure of the probe: a refusal of the trial
-pod itself (admission, by the rule doctor's trial start judges its own create by:
-doctor/knowledge/pod_refusal.py) in the server's words, a refusal of the login
-(authorization) as the permission it lacks, and no usable answer as that.
+and one ok finding listing what went right (the pods of interrupted trials this run removed
+first among them, or, where nothing went right, in the first finding's details). A trial the
+API server refused to start is the measurement of that gate, said as such, never as a failure
+of the probe: a refusal of the trial pod itself (admission, by the rule doctor's trial start
+judges its own create by: doctor/knowledge/pod_refusal.py) in the server's words, a refusal of
+the login (authorization) as the permission it lacks, and no usable answer as that.
 """
 
 from typing import TYPE_CHECKING, Final
+
+from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, ReadFailure
 from truegreen.doctor.checks.base import Words
@@ -315,7 +318,7 @@ def check(env: Environment) -> list[Finding]:
     if isinstance(run, CantRead):
         return [SAY.finding(Status.UNKNOWN, Basis.CANT_CHECK, NOT_SAVED, details=(run.reason,))]
     if run.refused is not None:
-        return [_not_started(run.refused, run.refused_pod), *_left(env, run)]
+        return _with_leftovers([_not_started(run.refused, run.refused_pod), *_left(env, run)], run)
     # Imported here: only a run with --trial (or its snapshot) has measurements to read back.
     from truegreen.trial.readback import run_findings
 
@@ -345,15 +348,33 @@ def check(env: Environment) -> list[Finding]:
                 )
             )
     findings += _left(env, run)
+    if not went_right:
+        return _with_leftovers(findings, run)
     if run.removed_leftovers:
-        # Said, not hidden: the operator may wonder where those runs went.
-        went_right.append(
-            f"{len(run.removed_leftovers)} left by an interrupted trial removed first "
-            f"({', '.join(run.removed_leftovers)})"
-        )
-    if went_right:
-        findings.insert(0, SAY.ok(what="; ".join(dict.fromkeys(went_right)), details=retried))
+        # Beside what the trial measured, in the headline: the operator may wonder where
+        # those runs went.
+        went_right.append(_leftovers_removed(run))
+    findings.insert(0, SAY.ok(what="; ".join(dict.fromkeys(went_right)), details=retried))
     return findings
+
+
+def _leftovers_removed(run: "TrialRun") -> str:
+    """The pods an interrupted trial left that this run deleted before its own (trial/run.py
+    `remove_leftovers`), in one clause."""
+    removed = run.removed_leftovers
+    return f"{len(removed)} left by an interrupted trial removed first ({', '.join(removed)})"
+
+
+def _with_leftovers(findings: list[Finding], run: "TrialRun") -> list[Finding]:
+    """`findings`, the first naming the leftovers this run deleted, as a detail: a trial where
+    nothing went right has no `trial.ok` to name them in, and a cleanup is no measurement to
+    make one of (green is measured green). Each pod read back has a finding
+    (readback.py `pod_findings`), and so has a create that ended the trial."""
+    if not run.removed_leftovers or not findings:
+        return findings
+    first, *rest = findings
+    said = replace(first, details=(*first.details, _leftovers_removed(run)))
+    return [said, *rest]
 
 
 def _not_started(answer: CantRead, pod: str) -> Finding:
