@@ -9,7 +9,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TextIO
 
 from msgspec import Struct
@@ -98,7 +98,8 @@ def progress_wanted(no_color: bool) -> bool:
 @contextmanager
 def progress_line(console: Console | None) -> Iterator[Callable[[str], None] | None]:
     """One line on `console` that each call replaces, a spinner turning before it, gone when
-    the block ends; with no console, nothing to call (None)."""
+    the block ends; with no console, nothing to call (None). A terminal that went away (a
+    hang-up: its writes fail) stops the drawing, and never hides how the block ended."""
     if console is None:
         yield None
         return
@@ -116,7 +117,10 @@ def progress_line(console: Console | None) -> Iterator[Callable[[str], None] | N
         frame = 0
         while not stop.wait(SPIN_SECONDS):
             frame += 1
-            draw(frame)
+            try:
+                draw(frame)
+            except OSError:
+                return  # the terminal went away: nothing to draw on
 
     console.file.write("\x1b[?25l")  # the cursor hidden while the line turns
     draw(0)
@@ -127,5 +131,6 @@ def progress_line(console: Console | None) -> Iterator[Callable[[str], None] | N
     finally:
         stop.set()
         spinner.join()
-        console.file.write("\r\x1b[2K\x1b[?25h")
-        console.file.flush()
+        with suppress(OSError):  # a terminal gone has no line to clear
+            console.file.write("\r\x1b[2K\x1b[?25h")
+            console.file.flush()

@@ -16,6 +16,9 @@ class ExitCode(IntEnum):
     """Something could not be checked and nothing failed."""
     USAGE = 64
     """Bad usage: wrong flags, unreadable configuration."""
+    HUNG_UP = 129
+    """Stopped by SIGHUP, which the kernel sends when the terminal or ssh session that ran it
+    went away: 128 + 1."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports a program the signal ended."""
     TERMINATED = 143

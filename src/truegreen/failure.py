@@ -3,9 +3,9 @@
 A bad flag, a path that does not exist, a kubeconfig that cannot be used, a cluster that could
 not be reached, a bug: with `-o json` each command prints this document on stdout, whose shape
 is docs/failure.schema.json (`schema_version` 1): `schema_version`, `exit_code` (1, 3, 64, or
-130 and 143 for a run stopped by Ctrl-C or SIGTERM) and `headline` {`code`, `text`, `remedy`}. A
-command adds its own result's fields, empty, so that a reader of its results reads its failures
-too (doctor's `findings`, lint's `files`, refresh's `workloads`).
+130, 143 and 129 for a run stopped by Ctrl-C, SIGTERM or SIGHUP) and `headline` {`code`,
+`text`, `remedy`}. A command adds its own result's fields, empty, so that a reader of its
+results reads its failures too (doctor's `findings`, lint's `files`, refresh's `workloads`).
 """
 
 from typing import Any
@@ -16,6 +16,13 @@ from truegreen.errors import TruegreenError
 from truegreen.exitcodes import ExitCode
 
 SCHEMA_VERSION = 1
+
+_BY = {
+    ExitCode.INTERRUPTED: "Ctrl-C",
+    ExitCode.TERMINATED: "SIGTERM",
+    ExitCode.HUNG_UP: "SIGHUP (its terminal or ssh session closed)",
+}
+"""The signal each exit code of a stopped run names, in the words its line says it."""
 
 INTERNAL_REMEDY = "run again with --debug and report the traceback"
 
@@ -52,9 +59,9 @@ class Failure(Struct, frozen=True):
         before: str = "the run had a result",
         remedy: str = "run it again to get one",
     ) -> "Failure":
-        """A run stopped by Ctrl-C (INTERRUPTED) or SIGTERM (TERMINATED) `before` its end."""
-        by = "Ctrl-C" if exit_code is ExitCode.INTERRUPTED else "SIGTERM"
-        return cls(exit_code, "interrupted", f"stopped by {by} before {before}", remedy)
+        """A run stopped by Ctrl-C (INTERRUPTED), SIGTERM (TERMINATED) or SIGHUP (HUNG_UP)
+        `before` its end."""
+        return cls(exit_code, "interrupted", f"stopped by {_BY[exit_code]} before {before}", remedy)
 
     def leaving(self, what: str, todo: str) -> "Failure":
         """This failure, saying what the run left in the cluster (`what`) and what removes it

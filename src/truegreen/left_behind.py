@@ -2,7 +2,7 @@
 
 
 class LeftBehind(BaseException):
-    """A signal (Ctrl-C, SIGTERM) stopped a run that had started something in the cluster it
+    """A signal (Ctrl-C, SIGTERM, SIGHUP) stopped a run that had started something in the cluster it
     could not all remove: `signal` is what the signal raised, `what` says what is left and
     `todo` what removes it (one line each). A BaseException, as the signal is, so that nothing
     on the way up takes it for an error; the command line ends the run as the signal would,

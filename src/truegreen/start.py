@@ -13,8 +13,8 @@ from typing import Any
 
 
 def main() -> Any:
-    """`truegreen` and `kubectl-truegreen`: truegreen.cli's command line. A run that Ctrl-C or
-    SIGTERM stopped ends by that signal, once it has said so."""
+    """`truegreen` and `kubectl-truegreen`: truegreen.cli's command line. A run that Ctrl-C,
+    SIGTERM or SIGHUP stopped ends by that signal, once it has said so."""
     gc.disable()
     from truegreen.cli import main as command_line
 
@@ -26,17 +26,20 @@ def main() -> Any:
 
 
 def _end_by_signal(code: object) -> None:
-    """A run that ends with 130 or 143 (stopped by Ctrl-C or SIGTERM, said on stderr and in
-    the failure document) ends by the signal itself, with its default action, as kubectl does:
-    a shell that waits for a child the signal ended stops its script or loop too (bash's
-    wait-and-cooperative-exit), while an ordinary exit with 130 tells it the child handled the
-    signal, so the loop goes on. The status the shell reads is 128 + the signal's number either
-    way. Where the default action does nothing (the first process of a container's process
-    namespace ignores a signal it has no handler for), the run exits with the code."""
+    """A run that ends with 130, 143 or 129 (stopped by Ctrl-C, SIGTERM or SIGHUP, said on
+    stderr and in the failure document) ends by the signal itself, with its default action, as
+    kubectl does: a shell that waits for a child the signal ended stops its script or loop too
+    (bash's wait-and-cooperative-exit), while an ordinary exit with 130 tells it the child
+    handled the signal, so the loop goes on. The status the shell reads is 128 + the signal's
+    number either way. Where the default action does nothing (the first process of a
+    container's process namespace ignores a signal it has no handler for), the run exits with
+    the code."""
+    if os.name != "posix":
+        return
     import signal
 
-    signals = {130: signal.SIGINT, 143: signal.SIGTERM}
-    if os.name != "posix" or not isinstance(code, int) or code not in signals:
+    signals = {130: signal.SIGINT, 143: signal.SIGTERM, 129: signal.SIGHUP}
+    if not isinstance(code, int) or code not in signals:
         return
     stopping = signals[code]
     import sys

@@ -87,15 +87,21 @@ tab truegreen refresh --mode ""
 
 @pytest.mark.parametrize(
     ("how", "code", "by"),
-    [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")],
-    ids=["ctrl-c", "sigterm"],
+    [
+        (signal.SIGINT, 130, "Ctrl-C"),
+        (signal.SIGTERM, 143, "SIGTERM"),
+        # A hang-up: the terminal or ssh session the run was started from went away.
+        (signal.SIGHUP, 129, "SIGHUP (its terminal or ssh session closed)"),
+    ],
+    ids=["ctrl-c", "sigterm", "sighup"],
 )
 @pytest.mark.parametrize("output", ["text", "json"])
 def test_an_interrupted_command_ends_as_the_signal_does_with_its_document(
     how: signal.Signals, code: int, by: str, output: str
 ) -> None:
-    """Ctrl-C and SIGTERM end the run as the signal would (128 + its number, as kubectl's do),
-    one line on stderr, and under `-o json` the failure document on stdout, which validates.
+    """Ctrl-C, SIGTERM and SIGHUP end the run as the signal would (128 + its number, as
+    kubectl's do), one line on stderr, and under `-o json` the failure document on stdout,
+    which validates.
     Ctrl-C is restored to its default in the child: a suite started with SIGINT ignored (`nohup
     make test &`, some CI runners) hands the ignored signal down (signal(7): an ignored
     disposition survives execve), and Python then never raises KeyboardInterrupt."""
@@ -121,6 +127,33 @@ def test_an_interrupted_command_ends_as_the_signal_does_with_its_document(
     document = json.loads(out)
     jsonschema.validate(document, json.loads(SCHEMA.read_text()))
     assert (document["exit_code"], document["headline"]["code"]) == (code, "interrupted")
+
+
+_NOHUP = (
+    "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+"""What `nohup` does before it runs a program: SIGHUP ignored, which survives execve
+(signal(7)), then the program itself (same process id)."""
+
+
+def test_a_run_under_nohup_goes_on_through_a_hang_up() -> None:
+    """A run started to outlive its terminal (`nohup truegreen … &`) is not stopped by the
+    SIGHUP that terminal's end sends: truegreen takes SIGHUP as a stop only where it was not
+    ignored when it started."""
+    with subprocess.Popen(
+        [sys.executable, "-c", _NOHUP, str(BIN / "truegreen"), "lint", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as running:
+        wchan = Path(f"/proc/{running.pid}/wchan")
+        wait_for("lint to read stdin", lambda: "pipe_read" in wchan.read_text())
+        running.send_signal(signal.SIGHUP)
+        _, err = running.communicate("", timeout=60)
+    # Went on to its end: an empty input, nothing to lint, is 3 with nothing to say.
+    assert (running.returncode, err) == (3, "")
 
 
 def test_ctrl_c_stops_the_shell_loop_that_runs_truegreen_as_it_stops_one_running_kubectl() -> None:

@@ -561,21 +561,29 @@ _STOPPED = "truegreen: stopped by {} before the run had a result. run it again t
     [
         (("monitor", "--listen", "127.0.0.1:0", "--no-events"), signal.SIGTERM, 0, None),
         (("monitor", "--listen", "127.0.0.1:0", "--no-events"), signal.SIGINT, 0, None),
+        (("monitor", "--listen", "127.0.0.1:0", "--no-events"), signal.SIGHUP, 0, None),
         # doctor --watch before its first verdict: a run stopped before it had a result, as
         # every command ends one (README's exit codes): 128 + the signal's number
         (("doctor", "--watch"), signal.SIGINT, 130, _STOPPED.format("Ctrl-C")),
         (("doctor", "--watch"), signal.SIGTERM, 143, _STOPPED.format("SIGTERM")),
+        (
+            ("doctor", "--watch"),
+            signal.SIGHUP,
+            129,
+            _STOPPED.format("SIGHUP (its terminal or ssh session closed)"),
+        ),
     ],
 )
 def test_a_stop_ends_the_monitor_while_its_reads_wait_on_a_cluster_that_never_answers(
     tmp_path: Path, args: tuple[str, ...], how: signal.Signals, code: int, said: str | None
 ) -> None:
     """SIGTERM (the kubelet's stop, which sends SIGKILL after terminationGracePeriodSeconds,
-    30 s by default: pkg/kubelet/kuberuntime/kuberuntime_container.go killContainer) and Ctrl-C
-    end the process while the first evaluation's reads are in flight to an API server that took
-    the connection and never answers, long before the 60 s each read may wait: the monitor with
-    exit 0 (docs/monitor.md), doctor --watch, which has drawn no verdict yet, as a program the
-    signal ended (130, 143) with the one line every interrupted command says."""
+    30 s by default: pkg/kubelet/kuberuntime/kuberuntime_container.go killContainer), Ctrl-C
+    and SIGHUP (the terminal or ssh session went away) end the process while the first
+    evaluation's reads are in flight to an API server that took the connection and never
+    answers, long before the 60 s each read may wait: the monitor with exit 0
+    (docs/monitor.md), doctor --watch, which has drawn no verdict yet, as a program the signal
+    ended (130, 143, 129) with the one line every interrupted command says."""
     with HostileServer(silent) as api:
         kubeconfig = tmp_path / "kubeconfig"
         kubeconfig.write_text(

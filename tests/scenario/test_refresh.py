@@ -2187,8 +2187,12 @@ def test_a_tick_stopped_during_its_registry_look_ups_hands_up_every_workload_it_
 
 @pytest.mark.parametrize(
     ("how", "code", "by"),
-    [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")],
-    ids=["ctrl-c", "sigterm"],
+    [
+        (signal.SIGINT, 130, "Ctrl-C"),
+        (signal.SIGTERM, 143, "SIGTERM"),
+        (signal.SIGHUP, 129, "SIGHUP (its terminal or ssh session closed)"),
+    ],
+    ids=["ctrl-c", "sigterm", "sighup"],
 )
 def test_a_refresh_stopped_after_its_restart_says_so_in_its_document(
     env: RefreshEnv, how: signal.Signals, code: int, by: str

@@ -4,6 +4,7 @@ trial yields, the pods gone afterwards, and the plain refusals."""
 
 import json
 import os
+import pty
 import signal
 import subprocess
 import sys
@@ -234,6 +235,51 @@ def _interrupted(doctor: Doctor, stop: signal.Signals) -> tuple[int, bytes, byte
 def test_sigterm_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
     code, _, err = _interrupted(doctor, signal.SIGTERM)
     assert code == signal_ended(143), err
+    assert trial_pods_left(doctor.server) == []
+
+
+def test_a_hang_up_during_the_trial_deletes_its_pods_and_says_so(doctor: Doctor) -> None:
+    """SIGHUP (the terminal or ssh session went away) ends the run as SIGTERM does: its pods
+    deleted, its line said, ended by the signal (129). A pod left would be ended by nothing
+    while no machine takes it (pkg/kubelet/active_deadline.go `pastActiveDeadline`: no start
+    time, no deadline)."""
+    code, out, err = _interrupted(doctor, signal.SIGHUP)
+    assert code == signal_ended(129), err
+    assert trial_pods_left(doctor.server) == []
+    assert err.decode().endswith(
+        "truegreen: stopped by SIGHUP (its terminal or ssh session closed) before the run had "
+        "a result. run it again to get one\n"
+    )
+    assert json.loads(out)["exit_code"] == 129
+
+
+def test_a_hang_up_whose_terminal_is_gone_still_deletes_the_pods_and_ends_by_it(
+    doctor: Doctor,
+) -> None:
+    """doctor --trial on a terminal (its progress line turning on stderr) that goes away, then
+    SIGHUP, as an ssh session that drops: every write to the terminal fails (EIO), and still
+    the pods are deleted and the run ends by the signal, never as a bug (exit 1)."""
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, unschedulable="0/3 nodes are available.")
+    command = [sys.executable, "-m", "truegreen", "doctor", "--kubeconfig", str(doctor.kubeconfig)]
+    terminal, its_end = pty.openpty()
+    with subprocess.Popen(
+        [*command, "--no-registry", "--trial", "--trial-timeout", "60"],
+        stdin=its_end,
+        stdout=its_end,
+        stderr=its_end,
+        env={**os.environ, "TERM": "xterm"},
+    ) as run:
+        os.close(its_end)
+        deadline = time.monotonic() + 30
+        while not trial_pods_left(doctor.server) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert trial_pods_left(doctor.server), "precondition: the trial began"
+        os.close(terminal)  # the terminal is gone: its writes fail from now on
+        run.send_signal(signal.SIGHUP)
+        code = run.wait(timeout=30)
+    assert code == signal_ended(129)
     assert trial_pods_left(doctor.server) == []
 
 

@@ -47,8 +47,9 @@ def with_default_ctrl_c(argv: list[str]) -> list[str]:
 
 def signal_ended(code: int) -> int:
     """Popen's returncode for a run that ended by the signal a shell reads as `code` (128 + the
-    signal's number: 130 Ctrl-C, 143 SIGTERM): that signal's number, negated. truegreen ends a
-    run a signal stopped by the signal itself (truegreen/start.py), as kubectl does."""
+    signal's number: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP): that signal's number, negated.
+    truegreen ends a run a signal stopped by the signal itself (truegreen/start.py), as kubectl
+    does."""
     assert code > 128, f"{code} is no status a signal gives"
     return -(code - 128)
 

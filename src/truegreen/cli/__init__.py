@@ -26,9 +26,10 @@ from truegreen.cli.output import (
     guard_stdout,
     output_lost,
     quiet_after_broken_pipe,
+    say,
     see_help,
     stopped_by,
-    terminate_on_sigterm,
+    terminate_on_signals,
 )
 from truegreen.cli.parser import (
     COMMANDS,
@@ -62,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if answer.problem:
             print(f"truegreen: {answer.problem}", file=sys.stderr)
         sys.exit(answer.exit_code)
-    terminate_on_sigterm()
+    terminate_on_signals()
     guard_stdout()
     try:
         try:
@@ -93,7 +94,7 @@ def _run(words: list[str]) -> None:
         from truegreen.failure import Failure
 
         code = stopped_by(stopped)
-        print(f"\ntruegreen: {Failure.interrupted(code).line()}", file=sys.stderr)
+        say(f"\ntruegreen: {Failure.interrupted(code).line()}")
         sys.exit(code)
 
 

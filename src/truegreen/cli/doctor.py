@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from truegreen.cli.output import (
-    Terminated,
     emit_json,
     loaded,
     progress,
+    raised_for,
     reporting_errors,
     stop_on_signals,
     text_consoles,
@@ -27,7 +27,6 @@ from truegreen.cli.parser import (
     connection_options,
     trial_options,
 )
-from truegreen.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from truegreen.cluster.context_selection import ContextSelection
@@ -256,8 +255,9 @@ def _doctor_clusters(
 
 def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) -> int:
     """`doctor --watch`: the monitor's engine, its report redrawn in place; the exit code of
-    the last verdict when Ctrl-C or SIGTERM ends it. Ended before any verdict was drawn, the
-    run had no result: it ends as every command a signal stopped then (130, 143)."""
+    the last verdict when Ctrl-C, SIGTERM or SIGHUP ends it. Ended before any verdict was
+    drawn, the run had no result: it ends as every command a signal stopped then (130, 143,
+    129)."""
     from datetime import datetime
 
     from rich.console import Console, Group
@@ -317,4 +317,4 @@ def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) ->
     if shown:
         return int(shown[-1].report.exit_code)
     # run() returns only once stopped: by the signal stopped_by names, or a second Ctrl-C
-    raise Terminated if stopped_by() is ExitCode.TERMINATED else KeyboardInterrupt
+    raise raised_for(stopped_by())

@@ -1,8 +1,8 @@
 """What a command's run prints, and how it ends: its JSON on stdout, warnings on stderr, the
 consoles and progress line of text output; expected errors as one line and their exit code
 (with the command's failure document under `-o json`), a closed pipe ended as SIGPIPE would,
-tracebacks only with --debug; Ctrl-C and SIGTERM ending a loop that runs until stopped; and the
-garbage collector turned back on once a command's modules are loaded.
+tracebacks only with --debug; Ctrl-C, SIGTERM and SIGHUP ending a loop that runs until
+stopped; and the garbage collector turned back on once a command's modules are loaded.
 """
 
 import contextlib
@@ -41,19 +41,52 @@ class Terminated(BaseException):
     the run ends through the same path (its failure document, exit 143)."""
 
 
+class HungUp(Terminated):
+    """SIGHUP arrived: the terminal or ssh session the run was started from went away (the
+    kernel hangs up the session's processes: drivers/tty/tty_io.c `__tty_hangup`). It ends the
+    run as SIGTERM does, its trial pods deleted, with exit 129."""
+
+
 def stopped_by(signal_raised: BaseException) -> ExitCode:
-    """The exit code of a run a signal ended: 143 for SIGTERM (`Terminated`), 130 for Ctrl-C."""
+    """The exit code of a run a signal ended: 129 for SIGHUP (`HungUp`), 143 for SIGTERM
+    (`Terminated`), 130 for Ctrl-C."""
+    if isinstance(signal_raised, HungUp):
+        return ExitCode.HUNG_UP
     return ExitCode.TERMINATED if isinstance(signal_raised, Terminated) else ExitCode.INTERRUPTED
 
 
-def terminate_on_sigterm() -> None:
-    """SIGTERM ends the run as Ctrl-C does (`Terminated`), instead of killing it mid-write."""
+def raised_for(code: ExitCode) -> BaseException:
+    """What the signal that `stopped_by` names as `code` raises where the run is."""
+    if code is ExitCode.HUNG_UP:
+        return HungUp()
+    return Terminated() if code is ExitCode.TERMINATED else KeyboardInterrupt()
+
+
+def hang_up_heard() -> bool:
+    """Whether this process may take SIGHUP as a stop: not where it was started to ignore it
+    (`nohup`, which leaves SIGHUP ignored for the program it runs, an ignored signal staying
+    ignored across exec: signal(7)), nor where the system has no SIGHUP."""
+    import signal
+
+    hangup = getattr(signal, "SIGHUP", None)
+    return hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN
+
+
+def terminate_on_signals() -> None:
+    """SIGTERM, and SIGHUP where it is heard (`hang_up_heard`), end the run as Ctrl-C does
+    (`Terminated`, `HungUp`), instead of killing it mid-write or mid-trial with its pods
+    left."""
     import signal
 
     def raise_terminated(signum: int, frame: object) -> None:
         raise Terminated
 
+    def raise_hung_up(signum: int, frame: object) -> None:
+        raise HungUp
+
     signal.signal(signal.SIGTERM, raise_terminated)
+    if hang_up_heard():
+        signal.signal(signal.SIGHUP, raise_hung_up)
 
 
 def reporting_errors(
@@ -81,7 +114,7 @@ def reporting_errors(
             except BrokenPipeError:
                 quiet_after_broken_pipe()  # the reader went away (`| head -1`)
             except (KeyboardInterrupt, Terminated, LeftBehind) as stopped:
-                print(file=sys.stderr)  # past the ^C the terminal echoed
+                say()  # past the ^C the terminal echoed
                 _fail(_stopped(stopped), failure_json, kwargs.get("output"))
             except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
                 if isinstance(error, OutputLostError):
@@ -126,8 +159,16 @@ def _fail(
     (`line`, the error's own, else the failure's)."""
     if output == "json":
         emit_json(failure_json(failure))
-    print(f"truegreen: {line or failure.line()}", file=sys.stderr)
+    say(f"truegreen: {line or failure.line()}")
     sys.exit(failure.exit_code)
+
+
+def say(line: str = "") -> None:
+    """`line` on stderr, where it can still be written: stderr lost (the terminal of a run that
+    SIGHUP stopped is gone, and its writes fail) leaves the exit code to say how the run
+    ended, never a bug's."""
+    with contextlib.suppress(OSError):
+        print(line, file=sys.stderr)
 
 
 def see_help(command: str | None) -> str:
@@ -311,20 +352,24 @@ def progress(
 
 
 def stop_on_signals(stop: Callable[[], None]) -> Callable[[], ExitCode]:
-    """Ctrl-C and SIGTERM call `stop`, which must return at once (it runs in the signal
-    handler); a second Ctrl-C raises KeyboardInterrupt. The function returned says which signal
-    came first, as the exit code of a run it ended (`stopped_by`): SIGTERM's once it came first,
-    else Ctrl-C's (the only other way such a loop ends is a KeyboardInterrupt)."""
+    """Ctrl-C, SIGTERM and SIGHUP (where it is heard: `hang_up_heard`) call `stop`, which must
+    return at once (it runs in the signal handler); a second Ctrl-C raises KeyboardInterrupt.
+    The function returned says which signal came first, as the exit code of a run it ended
+    (`stopped_by`): SIGTERM's or SIGHUP's once one came first, else Ctrl-C's (the only other
+    way such a loop ends is a KeyboardInterrupt)."""
     import signal
 
-    terminated: list[bool] = []
+    codes = {signal.SIGTERM: ExitCode.TERMINATED}
+    if hang_up_heard():
+        codes[signal.SIGHUP] = ExitCode.HUNG_UP
+    came: list[ExitCode] = []
 
     def first(signum: int, frame: object) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        if not terminated:
-            terminated.append(signum == signal.SIGTERM)
+        if not came:
+            came.append(codes.get(signal.Signals(signum), ExitCode.INTERRUPTED))
         stop()
 
-    signal.signal(signal.SIGINT, first)
-    signal.signal(signal.SIGTERM, first)
-    return lambda: ExitCode.TERMINATED if terminated[:1] == [True] else ExitCode.INTERRUPTED
+    for signum in (signal.SIGINT, *codes):
+        signal.signal(signum, first)
+    return lambda: came[0] if came else ExitCode.INTERRUPTED

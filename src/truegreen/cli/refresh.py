@@ -11,6 +11,7 @@ from truegreen.cli.output import (
     loaded,
     progress,
     reporting_errors,
+    say,
     stopped_by,
     text_consoles,
     warn,
@@ -176,7 +177,7 @@ def _interrupted(
         "the tick finished",
         "run refresh again: it looks again at each workload marked interrupted",
     )
-    print(file=sys.stderr)  # past the ^C the terminal echoed
+    say()  # past the ^C the terminal echoed
     if consoles is None:
         emit_json(interrupted_json(stopped.report, failure, dry_run=dry_run))
     else:

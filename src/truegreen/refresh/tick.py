@@ -207,8 +207,9 @@ def run_tick(
     except BaseException as stopped:
         if isinstance(stopped, Exception):
             raise
-        # Ctrl-C or SIGTERM after the workloads were read, before their ticks began (their
-        # pods, logins or registry look-ups): each is handed up undecided, nothing written.
+        # A signal (Ctrl-C, SIGTERM, SIGHUP) after the workloads were read, before their ticks
+        # began (their pods, logins or registry look-ups): each is handed up undecided, nothing
+        # written.
         undecided = tuple(_report(obj, Outcome.INTERRUPTED, _UNDECIDED) for _, obj in found)
         raise TickInterrupted(TickReport(undecided, tuple(cant_read)), stopped) from stopped
 
@@ -256,8 +257,8 @@ def _tick_over(
     except BaseException as stopped:
         if isinstance(stopped, Exception):
             raise
-        # Ctrl-C or SIGTERM (raised where the tick is): the report of what it wrote so far
-        # goes up with the signal, so that a restart it made is never left unsaid.
+        # A signal (Ctrl-C, SIGTERM, SIGHUP; raised where the tick is): the report of what it
+        # wrote so far goes up with the signal, so that a restart it made is never left unsaid.
         cut = [tick.interrupted() for tick in ticks[len(reports) :]]
         partial = TickReport(
             (*reports, *cut),
@@ -275,10 +276,11 @@ def _tick_over(
 
 
 class TickInterrupted(BaseException):
-    """A signal (Ctrl-C, SIGTERM) stopped the tick after its workloads were read. `report` is
-    the tick so far: each finished workload's report, and every other one `interrupted` with
-    the writes it made; `signal` is what the signal raised. A BaseException, as the signal
-    is, so that nothing on the way up takes it for an error to report."""
+    """A signal (Ctrl-C, SIGTERM, SIGHUP) stopped the tick after its workloads were read.
+    `report` is the tick so far: each finished workload's report, and every other one
+    `interrupted` with the writes it made; `signal` is what the signal raised. A
+    BaseException, as the signal is, so that nothing on the way up takes it for an error to
+    report."""
 
     def __init__(self, report: TickReport, signal: BaseException) -> None:
         super().__init__("the tick was stopped by a signal")

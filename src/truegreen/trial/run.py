@@ -6,8 +6,9 @@ API server shows rank 0's address (`status.podIP`, set before its image is pulle
 workers, given that address, so that their images download side by side.
 Every wait is bounded by one deadline (the trial's timeout, the image pull included); the pods
 are deleted on every path: the end of the trial, a failed read, the deadline, Ctrl-C
-(KeyboardInterrupt) and a SIGTERM the command line turns into an exception. While they are
-deleted, further Ctrl-C and SIGTERM are held (`_SignalsHeld`), so that each pod gets its delete;
+(KeyboardInterrupt) and a SIGTERM or SIGHUP (a terminal or ssh session that went away) the
+command line turns into an exception. While they are deleted, further such signals are held
+(`_SignalsHeld`), so that each pod gets its delete;
 a signal that stopped the trial goes up once they are, with the pods that could not be removed
 (`TrialInterrupted`). Pods a previous, interrupted trial left (found by the trial label, their
 own deadline past) are removed first; another run's live pods are not. A pod that is gone
@@ -377,7 +378,7 @@ def _gates(pod: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 class TrialInterrupted(BaseException):
-    """A signal (Ctrl-C, SIGTERM) stopped the trial, and its pods could not all be confirmed
+    """A signal (Ctrl-C, SIGTERM, SIGHUP) stopped the trial, and its pods could not all be confirmed
     gone: `signal` is what the signal raised; `run` holds those pods (`not_deleted`) and this
     run's id. A BaseException, as the signal is, so that nothing on the way up takes it for an
     error to report."""
@@ -417,7 +418,7 @@ def run_trial(
     run = replace(result, removed_leftovers=leftovers, not_deleted=left, run=creates.run)
     signalled = held.raised()
     if signalled is not None:
-        # Ctrl-C or SIGTERM while the pods were deleted: the run ends as the signal ends it.
+        # A signal while the pods were deleted: the run ends as the signal ends it.
         raise TrialInterrupted(signalled, run) if left else signalled
     return run
 
@@ -527,13 +528,21 @@ def _late(
 _Handler = Callable[[int, FrameType | None], object] | int | None
 
 
+_HELD = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that stop a run (SIGHUP where the system has it)."""
+
+
 class _SignalsHeld:
-    """Ctrl-C and SIGTERM held while the trial's pods are deleted, so that each gets its delete
-    even when the operator presses Ctrl-C again (a delete cut off leaves a pod holding its GPUs
-    until its own deadline). The signals that came are in `came`: one ends the looking for a
+    """Ctrl-C, SIGTERM and SIGHUP held while the trial's pods are deleted, so that each gets its
+    delete even when the operator presses Ctrl-C again, or the terminal goes away meanwhile (a
+    delete cut off leaves a pod holding its GPUs until its own deadline, and one never placed
+    for good: docs/trial.md). The signals that came are in `came`: one ends the looking for a
     late pod (`_late`), and the first is raised once the deletes are done, as the handler it
-    was held from would have raised it (`raised`). Python runs signal handlers in the main
-    thread only: elsewhere nothing is held."""
+    was held from would have raised it (`raised`). A signal the process ignores (SIGHUP under
+    `nohup`) stays ignored. Python runs signal handlers in the main thread only: elsewhere
+    nothing is held."""
 
     def __init__(self) -> None:
         self.came: list[int] = []
@@ -541,9 +550,10 @@ class _SignalsHeld:
 
     def __enter__(self) -> "_SignalsHeld":
         if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in _HELD:
                 before = signal.getsignal(signum)
-                if before is not None:  # a handler Python did not install cannot be put back
+                # A handler Python did not install (None) cannot be put back.
+                if before is not None and before != signal.SIG_IGN:
                     self._before[signum] = signal.signal(signum, self._hold)
         return self
 

@@ -75,7 +75,7 @@ def check_clusters(
     """`check` each context, CLUSTERS_IN_FLIGHT at a time (a `ReadSchedule`, whose order is
     kept); an expected error (TruegreenError) becomes that cluster's failure, and so does any
     other exception (a bug: `internal-error`, named by its type as a run's own failure is);
-    Ctrl-C and SIGTERM (not Exceptions) still end the run."""
+    Ctrl-C, SIGTERM and SIGHUP (not Exceptions) still end the run."""
 
     def one(context: str) -> ClusterReport:
         try:
