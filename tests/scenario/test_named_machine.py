@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from tests.scenario.conftest import Doctor
+from tests.support.filter_objects import running_pod
 from tests.support.scenarios import (
     REGISTRY,
     Obj,
@@ -384,3 +385,40 @@ def test_a_port_a_program_running_there_holds_turns_the_job_away(doctor: Doctor)
     Path(path).write_text(yaml.safe_dump(job))
     again = doctor.live("-o", "json", "--job-file", path)
     assert again.exit_code == 0, again.json()["headline"]
+
+
+def test_a_port_another_space_s_program_holds_turns_the_job_away(doctor: Doctor) -> None:
+    """A node exporter of the `monitoring` namespace runs on gpu-1 on the host's network, its
+    port 9100 stored with hostPort 9100 (pkg/apis/core/v1/defaults.go
+    `defaultHostNetworkPorts`); the planned job names gpu-1 and asks for hostPort 9100. The
+    kubelet's NodePorts admission counts every active pod on the machine whatever its
+    namespace (predicate.go `Admit` over `GetActivePods`), so the pod is Failed with reason
+    `NodePorts`."""
+
+    def build(now: datetime) -> list[Obj]:
+        exporter = running_pod("node-exporter-0", "gpu-1", now, namespace="monitoring")
+        exporter["spec"]["hostNetwork"] = True
+        exporter["spec"]["containers"][0]["ports"] = [
+            {"containerPort": 9100, "hostPort": 9100, "protocol": "TCP"}
+        ]
+        return [*_without_job(now), exporter]
+
+    doctor.load(build)
+    path = _job_file(doctor, "gpu-1")
+    job = yaml.safe_load(Path(path).read_text())
+    job["spec"]["template"]["spec"]["containers"][0]["ports"] = [
+        {"containerPort": 9100, "hostPort": 9100}
+    ]
+    Path(path).write_text(yaml.safe_dump(job))
+    code, findings = _judged(doctor, path)
+    ((found,),) = [(f,) for f in findings]
+    assert (found["code"], found["status"], found["basis"]) == (
+        "capacity.named-machine-unfit",
+        "fail",
+        "measured",
+    ), found["headline"]
+    assert found["headline"] == (
+        "The training job names the machine gpu-1 to run on, and that machine turns it away: "
+        "a program running there already holds port 9100/TCP."
+    )
+    assert code == 2

@@ -16,8 +16,9 @@ admits it or turns it away: its admit handlers run in turn and the first refusal
   admitted and runs without them; then `generalFilter`: room (NodeResourcesFit, reason
   `OutOfcpu`, `OutOfnvidia.com/gpu`...), the node selector and required node affinity, the
   host ports (NodePorts: the pods of one set all ask for the same ones, so one of them gets
-  the machine; judged against the namespace's other pods active there and the job's named
-  sets admitted before; pods of other namespaces are not read), then of
+  the machine; judged against the pods of every namespace active there and the job's named
+  sets admitted before: other namespaces' pods as the capacity fold keeps them, those that
+  hold a host port, none where a snapshot older than them kept none), then of
   the taints only the NoExecute ones the pod does not tolerate ("Kubelet is only interested
   in the NoExecute taint").
 
@@ -201,14 +202,18 @@ _REFUSED_WORDS: Final = {
 
 
 def bound_ports(
-    pods: Sequence[KubeObject], own: frozenset[str] = frozenset()
+    pods: Sequence[KubeObject],
+    own: frozenset[str] = frozenset(),
+    elsewhere: Sequence[KubeObject] = (),
 ) -> dict[str, list[HostPort]]:
-    """Per machine, the host ports its active pods of `pods` hold (a terminating one holds its
-    ports until it is gone; a finished one holds none), but for the pods named in `own`."""
+    """Per machine, the host ports its active pods hold (a terminating one holds its ports
+    until it is gone; a finished one holds none): the namespace's `pods` but for those named in
+    `own`, and `elsewhere`, other namespaces' pods (the kubelet counts every pod it runs)."""
     bound: dict[str, list[HostPort]] = {}
-    for pod in pods:
+    mine = (p for p in pods if o.name_of(p) not in own)
+    for pod in (*mine, *elsewhere):
         machine = o.node_name(pod)
-        if machine and not o.is_terminated(pod) and o.name_of(pod) not in own:
+        if machine and not o.is_terminated(pod):
             bound.setdefault(machine, []).extend(host_ports(o.pod_spec(pod)))
     return bound
 

@@ -203,8 +203,13 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
             env.nodes.items,
             _last_rooms(env.nodes.items, usage.machines),
             said,
-            # Whole pods: the capacity fold keeps no ports. Unread, the workloads check says so.
-            bound_ports(env.pods.items if isinstance(env.pods, Listed) else (), shape.own_pods),
+            # The namespace's whole pods (unread, the workloads check says so), and the other
+            # namespaces' pods that hold host ports, as the capacity fold keeps them.
+            bound_ports(
+                env.pods.items if isinstance(env.pods, Listed) else (),
+                shape.own_pods,
+                [p for p in usage.rule_pods or () if o.namespace_of(p) != env.namespace],
+            ),
         )
         # No scheduler allocates what these sets claim: judged apart from the placement's rules.
         shared = {c for g in scheduled for c in shared_claims(g.spec)}
