@@ -165,6 +165,38 @@ def test_a_taint_the_scheduler_does_not_name_is_a_reservation_all_the_same(
     assert headline["remedy"] == _remedy(doctor, todo)
 
 
+def test_a_down_machine_the_scheduler_counts_as_tainted_without_a_key_reads_as_down(
+    doctor: Doctor,
+) -> None:
+    """kube-scheduler 1.35 counts the control plane and a GPU machine that stopped answering
+    (the node lifecycle controller's `node.kubernetes.io/unreachable` taint) as `2 node(s) had
+    untolerated taint(s)`, naming neither key. The machines' own taints tell the two apart, as
+    the keyed reason did: one reserved, one that can't be reached, and the remedy is to look
+    after the machine that is down. Before, both were "reserved for other work" and the
+    remedy was to let the job onto them."""
+    doctor.load(
+        _waiting(
+            f"0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 2 {UNSAID_TAINT}, "
+            f"1 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are "
+            f"available: 1 {NO_VICTIM}, 3 {NOT_HELPFUL}.",
+            node("control-plane-1", "8", "32Gi", taints=[CONTROL_PLANE]),
+            node("gpu-2", "16", "64Gi", gpus=2, taints=[UNREACHABLE]),
+            change=_on_gpu_machines,
+        )
+    )
+    exit_code, headline = _said(doctor)
+    assert (exit_code, headline["code"]) == (2, "capacity.unschedulable")
+    assert headline["text"] == _headline(
+        "of 4 machines, 1 lacks nvidia.com/gpu, 1 is reserved for other work, 1 can't be "
+        "reached and 1 is outside the job's placement rules"
+    )
+    assert headline["remedy"] == _remedy(
+        doctor,
+        "Look after the machines that can't be reached (the cluster lets work onto them again "
+        "by itself once they are well)",
+    )
+
+
 A100 = {"key": "pool", "value": "a100", "effect": "NoSchedule"}
 UNREACHABLE = {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}

@@ -1,7 +1,10 @@
 """The scheduler's reasons in plain words, and what to do about the first that matters."""
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
@@ -121,6 +124,40 @@ def plain_reasons(verdict: SchedulerVerdict) -> str:
     if verdict.machines is None:
         return listed
     return f"of {verdict.machines} machine{'s' if verdict.machines != 1 else ''}, {listed}"
+
+
+def with_taint_keys(
+    verdict: SchedulerVerdict, spec: Mapping[str, Any], nodes: Sequence[KubeObject] | None
+) -> SchedulerVerdict:
+    """`verdict` with its keyless taint reason (`N node(s) had untolerated taint(s)`,
+    kube-scheduler 1.35 and 1.34.2 on, which only logs the key: tainttoleration/
+    taint_toleration.go `Filter`) told apart by the machines' own taints: where doctor's
+    filters (`node_exclusion`, in the scheduler's order) keep the pod `spec` off exactly N
+    machines for a taint, one reason per taint key with its count, as the keyed form counts
+    them, so a machine that is down reads as down and not as reserved. Otherwise (the machines
+    not read, other counts: the cluster changed since) the scheduler's reason stands."""
+    keyless = [
+        r for r in verdict.reasons if r.obstacle is Obstacle.TAINT and not r.detail and r.machines
+    ]
+    if len(keyless) != 1 or nodes is None:
+        return verdict
+    exclusions = [node_exclusion(node, spec) for node in nodes]
+    keys = Counter(
+        e.removeprefix(_TAINT).split("=", 1)[0]
+        for e in exclusions
+        if e is not None and e.startswith(_TAINT)
+    )
+    (reason,) = keyless
+    if sum(keys.values()) != reason.machines:
+        return verdict
+    told = [replace(reason, machines=count, detail=key) for key, count in sorted(keys.items())]
+    at = verdict.reasons.index(reason)
+    return replace(verdict, reasons=(*verdict.reasons[:at], *told, *verdict.reasons[at + 1 :]))
+
+
+_TAINT = "taint "
+"""How doctor's TaintToleration filter begins an exclusion: `taint KEY=VALUE:EFFECT not
+tolerated` (filters/taint_toleration.py `UNTOLERATED`)."""
 
 
 _NOT_ALLOWED = frozenset({Obstacle.CLOSED, Obstacle.TAINT, Obstacle.PLACEMENT_RULES})

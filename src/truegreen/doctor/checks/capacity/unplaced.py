@@ -46,7 +46,11 @@ from truegreen.doctor.checks.capacity.capi_groups import (
 )
 from truegreen.doctor.checks.capacity.karpenter_claims import claim_launches, launched
 from truegreen.doctor.checks.capacity.machines_down import DownSupply
-from truegreen.doctor.checks.capacity.scheduler_reasons import first_todo, plain_reasons
+from truegreen.doctor.checks.capacity.scheduler_reasons import (
+    first_todo,
+    plain_reasons,
+    with_taint_keys,
+)
 from truegreen.doctor.checks.capacity.shape import joined_words, training_pods
 from truegreen.doctor.checks.capacity.words import (
     AUTOSCALER_UNHEALTHY,
@@ -167,9 +171,15 @@ def with_verdicts(
             if waits or unplaced or found.code in _NO_GPU_OFFERED:
                 explained = replace(found, details=(*found.details, *lines))
                 return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
+    nodes = env.nodes.items if isinstance(env.nodes, Listed) else None
     pod, newest = max(verdicts, key=lambda pv: (str(o.created_at(pv[0]) or ""), pv[1].pod))
+    newest = with_taint_keys(newest, o.pod_spec(pod), nodes)
     job = training_owner(pod)
-    of_job = [(p, v) for p, v in verdicts if training_owner(p) == job]
+    of_job = [
+        (p, with_taint_keys(v, o.pod_spec(p), nodes))
+        for p, v in verdicts
+        if training_owner(p) == job
+    ]
     count = len(of_job)
     what = f"{count} program{'s' if count != 1 else ''} of the training job '{job}'"
     command = env.settings.kubectl.here("describe", "pod", newest.pod)
@@ -201,11 +211,7 @@ def with_verdicts(
             objects=[f"Pod/{v.pod}" for _, v in verdicts],
             what=what,
             reasons=plain_reasons(newest),
-            todo=first_todo(
-                of_job,
-                env.nodes.items if isinstance(env.nodes, Listed) else None,
-                env.settings.kubectl,
-            ),
+            todo=first_todo(of_job, nodes, env.settings.kubectl),
             command=command,
         )
     )
