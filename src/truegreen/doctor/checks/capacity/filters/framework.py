@@ -7,7 +7,7 @@ and the reads they needed that failed.
 """
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, Final
 
 from msgspec import Struct
 
@@ -83,6 +83,14 @@ class Wait(Struct, frozen=True):
     claim: str
     jobs: tuple[str, ...]
     detail: str
+
+
+NEW_SNAPSHOT: Final = (
+    "Take a new snapshot of the space (`truegreen snapshot`), or run doctor against the live "
+    "cluster"
+)
+"""What to do about a rule a snapshot cannot answer because it was made before truegreen kept
+what the rule reads (the other namespaces' pods on the machines: `ClusterUsage.rule_pods`)."""
 
 
 class Unchecked(Struct, frozen=True):

@@ -26,6 +26,7 @@ from truegreen.doctor.checks.capacity.filters.cycle import (
     unread_term,
 )
 from truegreen.doctor.checks.capacity.filters.framework import (
+    NEW_SNAPSHOT,
     Blocker,
     Exclusion,
     Found,
@@ -130,11 +131,11 @@ def _existing_anti_affinity(pod_set: JobPodSet, cluster: Cycle, found: Found) ->
         found.uncheck(
             Unchecked(
                 _EXISTING_RULE,
-                "the programs of other spaces, whose rules may keep the job away, could not be "
-                "read",
-                "Let doctor read the programs of every space, then run again",
-                f"{pod_set.name}: other namespaces' pods were not read for their required pod "
-                "anti-affinity",
+                "the snapshot holds no programs of other spaces, whose rules may keep the job "
+                "away (a snapshot made before truegreen kept them)",
+                NEW_SNAPSHOT,
+                f"{pod_set.name}: other namespaces' pods are not in the snapshot (its capacity "
+                "fold has no rule_pods) for their required pod anti-affinity",
             )
         )
     refused: dict[str, list[str]] = {}

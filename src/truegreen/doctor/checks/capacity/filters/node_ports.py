@@ -28,6 +28,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.doctor.checks.capacity.filters.cycle import Cycle, Placed
 from truegreen.doctor.checks.capacity.filters.framework import (
+    NEW_SNAPSHOT,
     Blocker,
     Exclusion,
     Found,
@@ -106,11 +107,11 @@ def filter(cycle: Cycle, found: Found) -> None:
             found.uncheck(
                 Unchecked(
                     "the rule that two programs may not hold one port on a machine",
-                    "the programs of other spaces, which may hold the ports it needs, could not "
-                    "be read",
-                    "Let doctor read the programs of every space, then run again",
+                    "the snapshot holds no programs of other spaces, which may hold the ports "
+                    "it needs (a snapshot made before truegreen kept them)",
+                    NEW_SNAPSHOT,
                     f"NodePorts: {pod_set.name} asks for hostPort {named}; other namespaces' "
-                    "pods were not read",
+                    "pods are not in the snapshot (its capacity fold has no rule_pods)",
                 )
             )
         found.exclude(
