@@ -1187,8 +1187,19 @@ def test_a_server_address_go_cannot_parse_is_refused_by_both_before_any_request(
             "kubectl reaches a cluster only at an http:// or https:// address (it says: "
             'unsupported protocol scheme "ftp")',
         ),
+        (
+            "https://127.0.0.1:{port}/pre%zzfix",
+            'invalid URL escape "%zz"',
+            'its path holds a "%" that begins no escape (kubectl says: invalid URL escape "%zz")',
+        ),
     ],
-    ids=["port-above-65535", "port-65536-with-a-leading-zero", "ftp", "ftp-in-capitals"],
+    ids=[
+        "port-above-65535",
+        "port-65536-with-a-leading-zero",
+        "ftp",
+        "ftp-in-capitals",
+        "bad-escape-in-the-path",
+    ],
 )
 def test_a_server_address_go_parses_but_cannot_dial_is_refused_by_both_before_any_request(
     serve: Serve,
@@ -1201,7 +1212,8 @@ def test_a_server_address_go_parses_but_cannot_dial_is_refused_by_both_before_an
 ) -> None:
     """Go's url.Parse takes any digits as a port and any scheme; its transport then refuses
     the request before dialling (net/http transport.go `roundTrip`: `unsupported protocol
-    scheme`; net lookup.go `LookupPort`: `invalid port`). Doctor said "no route to the server"
+    scheme`; net lookup.go `LookupPort`: `invalid port`), or one url.Parse refuses for a bad
+    escape in its path (net/url `unescape`). Doctor said "no route to the server"
     and told the operator to check the network, for an address nothing was ever sent to."""
     api = serve(tls=None, any_login=True)
     port = api.url.rsplit(":", 1)[1]

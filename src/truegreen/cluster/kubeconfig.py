@@ -34,7 +34,12 @@ from truegreen.cluster.kubeconfig_file import (
 )
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import ConnectionSetupError, TruegreenError, UsageError
-from truegreen.http.gourl import CONTROL_FAULT, authority_fault, has_control_character
+from truegreen.http.gourl import (
+    CONTROL_FAULT,
+    authority_fault,
+    has_control_character,
+    url_fault,
+)
 from truegreen.http.proxy import Proxy, ProxyUrlError, parse_proxy_url, proxy_from_environment
 from truegreen.http.tls import ENCRYPTED_KEY_REASON, ClientCertificate, TlsSettings
 from truegreen.patterns import LazyPattern
@@ -208,7 +213,7 @@ def _usable_address(server: str, cluster_name: str, cluster: _Entry) -> str:
     # in a password ended the authority before its `@` (`https://u:p/w@host`: port "p").
     quotable = netloc.count("@") == server.count("@")
     if address is not None and not fault:
-        undialled = _dial_fault(address, quotable=quotable)
+        undialled = _escape_fault(address) or _dial_fault(address, quotable=quotable)
         if not undialled:
             return address
         why = undialled
@@ -221,6 +226,15 @@ def _usable_address(server: str, cluster_name: str, cluster: _Entry) -> str:
         why,
         "correct the server address in the file's clusters section",
     )
+
+
+def _escape_fault(address: str) -> str:
+    """Why Go's url.Parse refuses `address` for its path or fragment ("" where it does not):
+    a `%` that two hex digits do not follow (net/url `unescape`: `invalid URL escape "%zz"`),
+    which kubectl says before any request. Python's urlsplit keeps it, and requests would send
+    it escaped again (`%25zz`) to a path the cluster does not serve."""
+    fault = url_fault(address)
+    return f'its path holds a "%" that begins no escape (kubectl says: {fault})' if fault else ""
 
 
 _HIGHEST_PORT = 65535
