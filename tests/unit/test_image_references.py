@@ -244,14 +244,24 @@ def test_the_metadata_address_through_nat64_is_never_dialled() -> None:
 def test_a_login_host_takes_the_characters_go_lets_through_a_host_unescaped() -> None:
     """net/url's shouldEscape(c, encodeHost): ASCII letters and digits, `-_.~`, the sub-delims
     `!$&'()*+,;=`, `:[]<>"`, and every character past ASCII; everything else stops the host.
-    The pattern spells the refusals, every code point checked against this list."""
-    from truegreen.images import _HOST_TEXT
+    Every code point checked against this list (http/gourl.py, which the login match parses
+    its URLs with)."""
+    from truegreen.http.gourl import _not_in_host
 
     allowed_ascii = set(string.ascii_letters + string.digits + "-_.~!$&'()*+,;=:[]<>\"")
     wrong = [
         hex(code)
         for code in range(0x110000)
-        if (_HOST_TEXT.fullmatch(chr(code)) is not None)
-        != (code >= 0x80 or chr(code) in allowed_ascii)
+        if (not _not_in_host(chr(code))) != (code >= 0x80 or chr(code) in allowed_ascii)
     ]
     assert wrong == []
+    assert _go_host("https://a<b>.example/x") == "a<b>.example"
+    assert _go_host("https://a b.example/x") is None
+    assert _go_host("https://a%41.example/x") is None
+
+
+def _go_host(url: str) -> str | None:
+    from truegreen.images import _go_url
+
+    parsed = _go_url(url)
+    return None if parsed is None else parsed[0]
