@@ -864,11 +864,13 @@ def test_the_fault_matrix_holds_for_the_gang_reads(doctor: Doctor) -> None:
 
 
 def _kai(
-    *queues: Obj, reasons: list[tuple[str, str]] | None = None
+    *queues: Obj,
+    reasons: list[tuple[str, str]] | None = None,
+    age: timedelta = timedelta(minutes=2),
 ) -> Callable[[datetime], list[Obj]]:
-    """The PyTorchJob 'bert-large' (4 pods of 2 GPUs) handed to KAI, its group in the queue
-    `team-a` with no word from KAI on it (KAI passes over a job whose queue it cannot use
-    without writing one: pkg/scheduler/actions/utils/input_jobs.go), and `queues`."""
+    """The PyTorchJob 'bert-large' (4 pods of 2 GPUs, `age` old) handed to KAI, its group in
+    the queue `team-a` with no word from KAI on it (KAI passes over a job whose queue it
+    cannot use without writing one: pkg/scheduler/actions/utils/input_jobs.go), and `queues`."""
 
     def build(now: datetime) -> list[Obj]:
         group = gang.kai_pod_group(JOB, now, reasons=reasons or [])
@@ -877,7 +879,7 @@ def _kai(
         return [
             *healthy(now),
             gang.gpu_machine(),
-            *gang.kai_job(JOB, now, age=timedelta(minutes=2)),
+            *gang.kai_job(JOB, now, age=age),
             gang.kai_scheduler_pod(now),
             group,
             *queues,
@@ -975,6 +977,24 @@ def test_a_job_past_what_a_kai_queue_has_left_now_waits(doctor: Doctor) -> None:
         in (found["details"])
     )
     assert result.exit_code == 0
+
+
+def test_a_kai_queue_wait_is_not_called_stuck_however_long(doctor: Doctor) -> None:
+    """The queue 'team-a' may hold 8 GPUs and holds 8 now; the job, 10 minutes old, waits
+    past the 5-minute grace with no machine and no word on its pods. KAI holds it until the
+    queue's holding drops (max_allowed_check.go `isOverLimit`): the queue check's wait
+    explains it, so the capacity check never calls it "free capacity doesn't explain it"
+    (`capacity.job-stuck`), and the wait stays a wait."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    held = {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "8"}
+    doctor.load(
+        _kai(gang.kai_queue("team-a", gpu_limit=8, allocated=held), age=timedelta(minutes=10))
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    codes = [f["code"] for f in report["findings"]]
+    assert "capacity.job-stuck" not in codes, codes
+    assert (result.exit_code, report["headline"]["code"]) == (0, "queue.gang-queue-full")
 
 
 def test_a_kai_queue_with_room_left_now_says_nothing(doctor: Doctor) -> None:

@@ -43,14 +43,15 @@ def cluster(
     *,
     queues: str | None = QUEUES.format(gpus=4),
     notes: Callable[[list[Obj], datetime], list[Obj]] | None = None,
+    age: timedelta = timedelta(minutes=2),
 ) -> Callable[[datetime], list[Obj]]:
     """The healthy namespace, an idle 8-GPU machine, YuniKorn running in its namespace, and
-    the PyTorchJob 'bert-large' (4 pods of 2 GPUs) two minutes old handed to YuniKorn; by
+    the PyTorchJob 'bert-large' (4 pods of 2 GPUs) `age` old (two minutes) handed to YuniKorn; by
     default YuniKorn has said of each pod that it does not fit in 'root.train', whose
     configured `max` is 4 GPUs."""
 
     def build(now: datetime) -> list[Obj]:
-        job, *pods = gang.yunikorn_job(JOB, now, age=timedelta(minutes=2))
+        job, *pods = gang.yunikorn_job(JOB, now, age=age)
         objects = [*healthy(now), gang.gpu_machine(), job, *pods, gang.yunikorn_scheduler_pod(now)]
         said = notes or _no_room
         objects += said(pods, now)
@@ -130,6 +131,22 @@ def test_a_yunikorn_queue_with_no_room_now_is_said_in_yunikorn_s_words(doctor: D
     assert "queue.gang-never-fits" not in _codes(report)
     assert result.exit_code == 0
     assert report["headline"]["code"] == "queue.gang-queue-no-room"
+
+
+def test_a_queue_wait_yunikorn_measured_is_not_called_stuck_however_long(doctor: Doctor) -> None:
+    """The same queue with no room now, the job 20 minutes old: past the 5-minute grace, the
+    pods still have no machine and no `PodScheduled` condition, since YuniKorn writes none for
+    an ask its queue's headroom holds (yunikorn-core pkg/scheduler/scheduler.go
+    `inspectOutstandingRequests` reports only asks that fit the headroom). Its `Informational`
+    note is its word on them (objects/events/ask_events.go `SendRequestExceedsQueueHeadroom`),
+    and the queue check's measured wait stands: never `capacity.job-stuck`'s "free capacity
+    doesn't explain it"."""
+    _load(doctor, cluster(queues=QUEUES.format(gpus=16), age=timedelta(minutes=20)))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    codes = [f["code"] for f in report["findings"]]
+    assert "capacity.job-stuck" not in codes, codes
+    assert (result.exit_code, report["headline"]["code"]) == (0, "queue.gang-queue-no-room")
 
 
 def test_a_pod_that_has_become_schedulable_again_is_not_held(doctor: Doctor) -> None:

@@ -635,3 +635,31 @@ def full_now(wanted: Resources, queue: KaiQueue) -> list[tuple[str, Decimal, Dec
         for name, limit in queue.limits
         if wanted.get(name) and held[name] + wanted.get(name) > limit
     ]
+
+
+class KaiLimit(Struct, frozen=True):
+    """The first of a group's KAI queues whose limit holds the job back: `over` where the job
+    alone passes it (it never starts), else `full` where it passes it with what the queue holds
+    now (it waits)."""
+
+    queue: KaiQueue
+    over: tuple[tuple[str, Decimal], ...] = ()
+    full: tuple[tuple[str, Decimal, Decimal], ...] = ()
+
+
+def kai_limit(wanted: Resources, chain: KaiQueueChain, *, placed: bool) -> KaiLimit | None:
+    """The queue of `chain` (its own, then its parents': KAI checks them all,
+    max_allowed_check.go `resultsOverLimit`) whose limit the job's `wanted` passes, alone or,
+    while none of its pods is `placed` (a placed pod is in the holding already), with what the
+    queue holds now; None where every limit lets it through."""
+    for queue in chain.queues:
+        over = over_limit(wanted, queue)
+        if over:
+            return KaiLimit(queue, over=tuple(over))
+    if placed:
+        return None
+    for queue in chain.queues:
+        full = full_now(wanted, queue)
+        if full:
+            return KaiLimit(queue, full=tuple(full))
+    return None

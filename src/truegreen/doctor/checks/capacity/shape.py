@@ -20,6 +20,7 @@ from truegreen.doctor.checks.capacity.words import (
     JOB_UNSHAPED,
     SAY,
 )
+from truegreen.doctor.checks.gang_waits import explained_waits
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge.evidence import scheduler_verdict
@@ -65,8 +66,9 @@ def stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObj
     """Training job pods of this namespace still unscheduled after the grace period, of which
     no component has said why: the scheduler's `Unschedulable` is `_with_evidence`'s; any other
     report about the pod (kube-scheduler's own `SchedulerError`, another scheduler's refusal)
-    is the evidence check's, and a wait inferred beside it would speak over it."""
-    reported = pods_with_evidence(env.reports())
+    is the evidence check's, and a wait inferred beside it would speak over it; a wait its gang
+    scheduler accounts for is the queue check's (checks/gang_waits.py)."""
+    reported = pods_with_evidence(env.reports()) | explained_waits(env)
     stuck = []
     for pod in pods:
         if not training_owner(pod) or o.node_name(pod) or scheduler_verdict(pod) is not None:

@@ -15,6 +15,7 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
+from truegreen.doctor.checks.gang_waits import whole_request
 from truegreen.doctor.checks.queue.words import (
     GANG_MISSING,
     GANG_NEVER_FITS,
@@ -38,7 +39,6 @@ from truegreen.doctor.environment import Environment, GangReads
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge import gangs as g
 from truegreen.doctor.knowledge import yunikorn as yk
-from truegreen.doctor.knowledge.fit import pod_requests
 from truegreen.doctor.knowledge.training import TrainingJob
 from truegreen.quantity import CPU, MEMORY, PODS, Resources, format_amount
 
@@ -168,8 +168,7 @@ def _yunikorn_config(
 def _whole_job(job: TrainingJob) -> Resources:
     """The whole job (all its pods at once, as training needs them) in YuniKorn's terms: one
     `pods` each (yunikorn-k8shim pkg/common/resource.go `GetPodResource`)."""
-    wanted = sum((pod_requests(s.spec) * s.count for s in job.pod_sets), Resources())
-    return wanted + Resources.of({PODS: job.pods})
+    return whole_request(job) + Resources.of({PODS: job.pods})
 
 
 def _describe_config(env: Environment, config: _Config) -> str:
@@ -575,13 +574,18 @@ def _kai_limit(
     the whole job's."""
     if group.min_member < job.pods:
         return None
-    wanted = sum((pod_requests(s.spec) * s.count for s in job.pod_sets), Resources())
-    for queue in chain.queues:
-        over = g.over_limit(wanted, queue)
-        if not over:
-            continue
-        needs = _amounts(wanted, [name for name, _ in over])
-        holds = ", ".join(_limit(name, limit) for name, limit in over)
+    wanted = whole_request(job)
+    placed = any(o.node_name(pod) for pod in o.remaining(env.pods_of(job)))
+    limit = g.kai_limit(wanted, chain, placed=placed)
+    if limit is None:
+        return None
+    queue = limit.queue
+    command = env.settings.kubectl.cluster("describe", "queues.scheduling.run.ai", queue.name)
+    queue_fields = {**fields, "queue": queue.name, "command": command}
+    objects = (f"Queue/{queue.name}", f"PodGroup/{group.name}", job.ref)
+    if limit.over:
+        needs = _amounts(wanted, [name for name, _ in limit.over])
+        holds = ", ".join(_limit(name, amount) for name, amount in limit.over)
         return SAY.finding(
             Status.FAIL,
             Basis.INFERRED,
@@ -591,48 +595,29 @@ def _kai_limit(
                 f"Queue {queue.name}: limit {holds}",
                 f"the job's {job.pods} pods request {needs}",
             ),
-            objects=(f"Queue/{queue.name}", f"PodGroup/{group.name}", job.ref),
-            **{
-                **fields,
-                "queue": queue.name,
-                "command": env.settings.kubectl.cluster(
-                    "describe", "queues.scheduling.run.ai", queue.name
-                ),
-            },
+            objects=objects,
+            **queue_fields,
             needs=needs,
             holds=holds,
         )
-    if any(o.node_name(pod) for pod in o.remaining(env.pods_of(job))):
-        return None  # the queue's holding counts the job's own placed pods: not judged
-    for queue in chain.queues:
-        full = g.full_now(wanted, queue)
-        if not full:
-            continue
-        needs = _amounts(wanted, [name for name, _, _ in full])
-        holds = ", ".join(_limit(name, limit) for name, limit, _ in full)
-        held = ", ".join(_limit(name, amount) for name, _, amount in full)
-        return SAY.finding(
-            Status.WARN,
-            Basis.INFERRED,
-            GANG_QUEUE_FULL,
-            details=(
-                state,
-                f"Queue {queue.name}: limit {holds}; status.allocated {held}",
-                f"the job's {job.pods} pods request {needs}",
-            ),
-            objects=(f"Queue/{queue.name}", f"PodGroup/{group.name}", job.ref),
-            **{
-                **fields,
-                "queue": queue.name,
-                "command": env.settings.kubectl.cluster(
-                    "describe", "queues.scheduling.run.ai", queue.name
-                ),
-            },
-            needs=needs,
-            held=held,
-            holds=holds,
-        )
-    return None
+    needs = _amounts(wanted, [name for name, _, _ in limit.full])
+    holds = ", ".join(_limit(name, amount) for name, amount, _ in limit.full)
+    held = ", ".join(_limit(name, amount) for name, _, amount in limit.full)
+    return SAY.finding(
+        Status.WARN,
+        Basis.INFERRED,
+        GANG_QUEUE_FULL,
+        details=(
+            state,
+            f"Queue {queue.name}: limit {holds}; status.allocated {held}",
+            f"the job's {job.pods} pods request {needs}",
+        ),
+        objects=objects,
+        **queue_fields,
+        needs=needs,
+        held=held,
+        holds=holds,
+    )
 
 
 def _volcano_queue(
