@@ -820,6 +820,60 @@ def test_a_permit_timeout_is_quoted_in_the_scheduler_s_words(doctor: Doctor) -> 
     assert headline["remedy"].startswith("Read the cluster's own words on it; `kubectl")
 
 
+def test_a_coscheduling_group_waiting_for_more_pods_than_the_job_makes_says_the_count(
+    doctor: Doctor,
+) -> None:
+    """The coscheduling PodGroup asks for 5 members; the job makes 4. The plugin's PreFilter
+    refuses every pod of it (scheduler-plugins pkg/coscheduling/core/core.go `PreFilter`:
+    `pre-filter pod %v cannot find enough sibling pods, current pods number: %v, minMember of
+    group: %v`, UnschedulableAndUnresolvable from coscheduling.go `PreFilter`), which
+    kube-scheduler writes after `0/N nodes are available:` (framework/types.go
+    `FitError.Error`, the PreFilter branch; DefaultPreemption's words after it). No machine is
+    held back and no room helps: it is the count, said as Volcano's is, with the field to
+    lower, the group's `minMember`."""
+    doctor.server.install(*ALL_GROUPS, gang.COSCHEDULING_GROUP)
+
+    def build(now: datetime) -> list[Obj]:
+        job, *pods = gang.volcano_job(
+            JOB, now, scheduler="scheduler-plugins-scheduler", age=timedelta(minutes=20)
+        )
+        for pod in pods:
+            pod["metadata"]["annotations"] = {}
+            pod["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] = JOB
+        mine = gang.volcano_scheduler_pod(now)
+        mine["metadata"].update(name="scheduler-plugins-scheduler-7d9c5b8f6-xk2lm", labels={})
+        group = gang.coscheduling_pod_group(JOB, now, phase="Pending")
+        group["spec"]["minMember"] = 5
+        refused = [
+            marked
+            for pod in pods
+            for marked in gang.looked_at(
+                [pod],
+                f"0/2 nodes are available: pre-filter pod {pod['metadata']['name']} cannot "
+                "find enough sibling pods, current pods number: 4, minMember of group: 5. "
+                "preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
+                "scheduling.",
+            )
+        ]
+        return [*healthy(now), gang.gpu_machine(), job, *refused, mine, group]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.gang-too-few-pods")
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert found["headline"] == (
+        "`scheduler-plugins-scheduler` can't start the training job 'bert-large' as one group: "
+        "`pre-filter pod bert-large-master-0 cannot find enough sibling pods, current pods "
+        "number: 4, minMember of group: 5`."
+    )
+    assert found["remedy"].startswith(
+        "The group waits for 5 programs while the job makes 4, and no amount of room starts "
+        "it: lower the group's `minMember` to 4 or less; `kubectl"
+    ), found["remedy"]
+    assert (result.exit_code, report["headline"]["code"]) == (2, "queue.gang-too-few-pods")
+
+
 def test_volcano_s_word_on_the_pods_is_quoted_beside_its_word_on_the_group(
     doctor: Doctor,
 ) -> None:

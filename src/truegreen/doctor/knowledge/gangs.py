@@ -46,6 +46,7 @@ from truegreen.gang_membership import (
     KAI_GROUP_ANNOTATION,
     VOLCANO_GROUP_ANNOTATION,
 )
+from truegreen.patterns import LazyPattern
 from truegreen.quantity import CPU, QuantityError, Resources, parse_quantity
 
 VOLCANO_DEFAULT_QUEUE = "default"
@@ -403,6 +404,32 @@ count above the second), which `counted_members` below `minMember` tells apart."
 
 PER_TASK_REASON: Final = "NotEnoughPodsOfTask"
 """Volcano's reason for a task (or sub-group) short of its own minimum, `minTaskMember`."""
+
+
+_SIBLINGS = LazyPattern(
+    r"pre-filter pod \S+ cannot find enough sibling pods, current pods number: \d+, "
+    r"minMember of group: \d+"
+)
+"""The coscheduling plugin's refusal of a pod whose group has fewer pods than its `minMember`
+(scheduler-plugins pkg/coscheduling/core/core.go `PreFilter`: `pre-filter pod %v cannot find
+enough sibling pods, current pods number: %v, minMember of group: %v`), which kube-scheduler
+writes after `0/N nodes are available:` (framework/types.go `FitError.Error`)."""
+
+
+def sibling_refusal(pods: Sequence[KubeObject], ref: GangRef) -> GroupCondition | None:
+    """The coscheduling plugin's word that the group `ref` has too few pods, as it wrote it on
+    the `PodScheduled` condition of a pod of the group still to place: the group object keeps
+    no condition of its own, so this is its scheduler's word on the group."""
+    for pod in pods:
+        if gang_of(pod) != ref or o.node_name(pod):
+            continue
+        scheduled = o.condition(pod, "PodScheduled")
+        if not scheduled or scheduled.get("status") != "False":
+            continue
+        found = _SIBLINGS.search(str(scheduled.get("message") or ""))
+        if found is not None:
+            return GroupCondition("PodScheduled", str(scheduled.get("reason") or ""), found[0])
+    return None
 
 
 def counted_members(pods: Sequence[KubeObject], ref: GangRef) -> int:

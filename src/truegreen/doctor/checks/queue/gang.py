@@ -709,6 +709,9 @@ def _said(
             )
         ]
     said = group.failing[0] if group.failing else None
+    if said is None and kind is Kind.COSCHEDULING_POD_GROUP:
+        # Coscheduling writes its refusal on the pods, never on the group.
+        said = g.sibling_refusal(env.pods_of(job), g.GangRef(kind, group.name))
     if said is None:
         return []
     short = _short_of_pods(env, job, kind, group, said, members.counted, fields)
