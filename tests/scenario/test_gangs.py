@@ -1051,6 +1051,60 @@ def test_a_kai_queue_wait_is_not_called_stuck_however_long(doctor: Doctor) -> No
     assert (result.exit_code, report["headline"]["code"]) == (0, "queue.gang-queue-full")
 
 
+def test_kai_s_over_limit_on_a_job_its_queue_s_running_work_holds_back_is_a_wait(
+    doctor: Doctor,
+) -> None:
+    """The queue 'team-a' may hold 8 GPUs and holds 8 now; KAI has written `OverLimit` on the
+    group (max_allowed_check.go `isOverLimit`, `MaxAllowed < Allocated + requested`; the words
+    of unschedule_info.go `GetJobOverMaxAllowedMessageForQueue`). The same words are written
+    for a job too large for the queue and for one that waits for its running work: the
+    queue's arithmetic tells which. Here the job's 8 fit the limit once the work ends: the
+    same wait as before KAI wrote its word (`queue.gang-queue-full`), KAI's words kept."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    held = {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "8"}
+    words = (
+        "team-a quota has reached the allowable limit of GPUs. Limit is 8 GPUs, currently 8 "
+        "GPUs allocated and workload requested 8 GPUs"
+    )
+    doctor.load(
+        _kai(
+            gang.kai_queue("team-a", gpu_limit=8, allocated=held),
+            reasons=[(OVER_LIMIT, words)],
+            age=timedelta(minutes=10),
+        )
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.gang-queue-full")
+    assert (found["status"], found["basis"]) == ("warn", "inferred")
+    assert (
+        f"condition UnschedulableOnNodePool (Unschedulable): {OVER_LIMIT}: {words}"
+        in (found["details"])
+    )
+    codes = [f["code"] for f in report["findings"]]
+    assert {"queue.gang-refused", "capacity.job-stuck"}.isdisjoint(codes), codes
+    assert (result.exit_code, report["headline"]["code"]) == (0, "queue.gang-queue-full")
+
+
+def test_kai_s_over_limit_on_a_job_too_large_for_its_queue_never_fits(doctor: Doctor) -> None:
+    """`OverLimit` where the job alone passes the queue's limit of 4 GPUs: it never starts."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    doctor.load(
+        _kai(
+            gang.kai_queue("team-a", gpu_limit=4),
+            reasons=[(OVER_LIMIT, OVER_LIMIT_MESSAGE)],
+        )
+    )
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-never-fits")
+    assert found["status"] == "fail"
+    assert (
+        f"condition UnschedulableOnNodePool (Unschedulable): {OVER_LIMIT}: "
+        in (found["details"][-1])
+    )
+    assert result.exit_code == 2
+
+
 def test_a_kai_queue_with_room_left_now_says_nothing(doctor: Doctor) -> None:
     """4 held of 12: the job's 8 fit exactly (the limit is passed only by more than it)."""
     doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)

@@ -193,6 +193,7 @@ def test_a_kai_pod_group_and_its_scheduling_conditions() -> None:
                 "UnschedulableOnNodePool",
                 "Unschedulable",
                 "OverLimit: over the queue's limit; Other: no room",
+                ("OverLimit", "Other"),
             ),
             g.GroupCondition("UnschedulableOnNodePool", "", "m"),
         ),
@@ -430,3 +431,16 @@ def test_a_minute_unjudged_is_the_measurement_and_a_second_less_is_not() -> None
     assert not g.waited_unjudged([pod(59), {"metadata": {}}], now)
     assert not g.waited_unjudged([], now)
     assert {"volcano", "yunikorn", "kai-scheduler"} == g.SEPARATE_SCHEDULERS
+
+
+def test_only_kai_s_over_limit_reasons_leave_the_verdict_to_the_queue_s_arithmetic() -> None:
+    """`OverLimit` alone says a queue limit holds the job back; with any other reason beside
+    it, or with no reasons of its own, KAI's word stands as it is."""
+
+    def said(*reasons: str) -> g.GroupCondition:
+        return g.GroupCondition("UnschedulableOnNodePool", "Unschedulable", "m", reasons)
+
+    assert g.over_limit_only(said("OverLimit"))
+    assert g.over_limit_only(said("OverLimit", "OverLimit"))
+    assert not g.over_limit_only(said("OverLimit", "Other"))
+    assert not g.over_limit_only(said())

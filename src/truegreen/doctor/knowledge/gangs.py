@@ -371,6 +371,8 @@ class GroupCondition(Struct, frozen=True):
     type: str
     reason: str
     message: str
+    reasons: tuple[str, ...] = ()
+    """Each reason of its own where the condition carries several (KAI's `reasons`)."""
 
 
 class PodGroupState(Struct, frozen=True):
@@ -495,7 +497,14 @@ def kai_pod_group(obj: KubeObject) -> PodGroupState:
         message = "; ".join(
             f"{r.get('reason', '')}: {r.get('message', '')}" for r in reasons
         ) or str(c.get("message") or "")
-        failing.append(GroupCondition(KAI_UNSCHEDULABLE, str(c.get("reason") or ""), message))
+        failing.append(
+            GroupCondition(
+                KAI_UNSCHEDULABLE,
+                str(c.get("reason") or ""),
+                message,
+                tuple(str(r.get("reason") or "") for r in reasons),
+            )
+        )
     minimum = o.integer(spec.get("minMember"))
     return PodGroupState(
         o.name_of(obj),
@@ -506,6 +515,18 @@ def kai_pod_group(obj: KubeObject) -> PodGroupState:
         None,
         tuple(failing),
     )
+
+
+KAI_OVER_LIMIT: Final = "OverLimit"
+"""KAI's reason on a group that would take its queue or a parent past a limit, alone or with
+what the queue holds now (pkg/scheduler/api/unschedule_info.go, from
+plugins/proportion/capacity_policy/max_allowed_check.go `isOverLimit`: `MaxAllowed <
+Allocated + requested`): its own words do not say which, the queue's arithmetic does."""
+
+
+def over_limit_only(condition: GroupCondition) -> bool:
+    """Whether every reason KAI gives on the group is its queue limit's."""
+    return bool(condition.reasons) and all(r == KAI_OVER_LIMIT for r in condition.reasons)
 
 
 GROUP_READERS = {

@@ -497,11 +497,26 @@ def _group(
     if ref.kind is Kind.VOLCANO_POD_GROUP:
         queued = _volcano_queue(env, job, reads, group, fields)
     elif ref.kind is Kind.KAI_POD_GROUP and not group.placed and not group.failing:
-        # KAI's own word on the group, where it wrote one, is the answer.
         queued = _kai_queue(env, job, reads, group, fields)
+    elif (
+        ref.kind is Kind.KAI_POD_GROUP and not group.placed and g.over_limit_only(group.failing[0])
+    ):
+        # KAI's `OverLimit` is said of a job too large for its queue and of one that waits for
+        # the queue's running work alike: the queue's arithmetic tells which, and KAI's words
+        # stay in the details. Elsewhere KAI's own word on the group is the answer.
+        queued = _with_words(_kai_queue(env, job, reads, group, fields), group.failing[0])
     if queued is not None:
         return [queued]
     return _said(env, job, ref.kind, group, fields, members)
+
+
+def _with_words(found: Finding | None, said: g.GroupCondition) -> Finding | None:
+    """A queue limit's finding with the scheduler's words on the group added to its details;
+    None for any other finding (the scheduler's word then stands)."""
+    if found is None or found.code not in (GANG_QUEUE_FULL, GANG_NEVER_FITS):
+        return None
+    words = f"condition {said.type} ({said.reason}): {said.message}"
+    return replace(found, details=(*found.details, words))
 
 
 def _kai_queue(
