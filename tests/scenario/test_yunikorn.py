@@ -149,6 +149,51 @@ def test_a_queue_wait_yunikorn_measured_is_not_called_stuck_however_long(doctor:
     assert (result.exit_code, report["headline"]["code"]) == (0, "queue.gang-queue-no-room")
 
 
+CLUSTER_WAIT = "request is waiting for cluster resources become available"
+"""yunikorn-core pkg/scheduler/scheduler.go `inspectOutstandingRequests`: the FAILED state of a
+request that fits its queue's headroom but waits for the cluster's room, which the shim writes
+as the pod's `PodScheduled` False, reason `Unschedulable` (yunikorn-k8shim pkg/cache/context.go
+`HandleContainerStateUpdate`)."""
+
+
+def test_yunikorn_s_wait_for_the_cluster_s_room_held_by_a_running_job_is_a_wait(
+    doctor: Doctor,
+) -> None:
+    """The running job 'older-run' holds the machine's 8 GPUs; 'bert-large' fits once it ends.
+    YuniKorn's word on the pods is a wait for room, as kube-scheduler's `Insufficient
+    nvidia.com/gpu` is: the same cluster under kube-scheduler says
+    `capacity.held-by-running-job` (warn), and so it does here, with YuniKorn's words."""
+
+    def build(now: datetime) -> list[Obj]:
+        old, *running = gang.yunikorn_job("older-run", now, age=timedelta(hours=3))
+        old["status"] = {
+            "conditions": [
+                {"type": "Created", "status": "True"},
+                {"type": "Running", "status": "True", "reason": "PyTorchJobRunning"},
+            ]
+        }
+        running = gang.running_on(running, "gpu-8", now, since=timedelta(hours=3))
+        job, *pods = gang.yunikorn_job(JOB, now, age=timedelta(minutes=10))
+        waiting = gang.looked_at(pods, CLUSTER_WAIT)
+        return [
+            *healthy(now),
+            gang.gpu_machine(),
+            old,
+            *running,
+            job,
+            *waiting,
+            gang.yunikorn_scheduler_pod(now),
+        ]
+
+    _load(doctor, build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "capacity.held-by-running-job")
+    assert found["status"] == "warn"
+    assert f"scheduler on bert-large-master-0: {CLUSTER_WAIT}" in found["details"]
+    assert (result.exit_code, report["headline"]["code"]) == (0, "capacity.held-by-running-job")
+
+
 def test_a_pod_that_has_become_schedulable_again_is_not_held(doctor: Doctor) -> None:
     """Each note is sent once per change: the newest of a pod's notes is where it stands."""
 

@@ -147,6 +147,13 @@ _PHRASES: tuple[tuple[LazyPattern, Obstacle], ...] = (
 _COUNTED = LazyPattern(r"^(?P<count>\d+) (?P<reason>.+)$")
 """A counted reason, its text whole after the count (`node(s) didn't satisfy plugin(s) [X]`):
 one doctor has no words for is quoted as the scheduler wrote it."""
+CLUSTER_WAIT = "request is waiting for cluster resources become available"
+"""YuniKorn's word on a request that fits its queue's headroom but waits for the cluster's
+machines to have room (yunikorn-core pkg/scheduler/scheduler.go `inspectOutstandingRequests`,
+a FAILED scheduling state), which its shim writes as the pod's `PodScheduled` False, reason
+`Unschedulable` (yunikorn-k8shim pkg/cache/context.go `HandleContainerStateUpdate`): a lack of
+room, as kube-scheduler's `Insufficient …` is, with no count of machines."""
+
 _HEAD = LazyPattern(
     r"^(?:0/(?P<machines>\d+) nodes are (?:un)?available|all nodes are unavailable): "
 )
@@ -187,10 +194,12 @@ def parse_scheduler_message(message: str) -> tuple[int | None, tuple[Reason, ...
     no fit error of its own the job's (volcano pkg/scheduler/api/job_info.go
     `TaskSchedulingReason`: `JobFitErrors`, the gang plugin's `4/4 tasks in gang
     unschedulable: …` up to v1.9; from v1.10 cache.go `RecordJobStatusEvent` falls back to
-    `JobInfo.FitError()`, `pod group is not ready, …`)."""
+    `JobInfo.FitError()`, `pod group is not ready, …`). YuniKorn's `CLUSTER_WAIT` is such a
+    message too, and a lack of room."""
     head = _HEAD.match(message)
     if head is None:
-        return None, ((Reason(None, message, Obstacle.OTHER),) if message else ())
+        obstacle = Obstacle.ROOM if message == CLUSTER_WAIT else Obstacle.OTHER
+        return None, ((Reason(None, message, obstacle),) if message else ())
     body = message[head.end() :].split(" preemption:", 1)[0]
     said = _filter_reasons(body).strip().rstrip(".")
     machines = int(head["machines"]) if head["machines"] is not None else None
