@@ -18,7 +18,9 @@ _EXAMPLES = {
     "target of a Service) and has no `readinessProbe`.",
     "restart-probe-on-keep-running": f'`{KEEP_RUNNING}: "runner"` on a workload whose `runner` '
     "container has a `livenessProbe` or `startupProbe`; a Job, a PyTorchJob worker, or a "
-    "StatefulSet running `torchrun` (or with `WORLD_SIZE` in its env) with a `livenessProbe`.",
+    "StatefulSet running `torchrun` (or with `WORLD_SIZE` in its env) with a `livenessProbe`; "
+    "a LeaderWorkerSet (default restartPolicy) whose worker runs `torchrun` and whose log "
+    "shipper sidecar has a `livenessProbe`.",
     "probe-port-undeclared": "`readinessProbe.httpGet.port: metrics` on a container whose ports "
     "have no port named `metrics`.",
     "probe-port-unlisted": "`livenessProbe.httpGet.port: 8081` on a pod none of whose containers "
@@ -133,7 +135,9 @@ _KIND_NOTES = {
     "Deployment's template, checked where that Deployment is",
     ("apps.openshift.io", "DeploymentConfig"): "rolled out",
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "the leader and worker templates; pods "
-    "labelled `leaderworkerset.sigs.k8s.io/name`",
+    "labelled `leaderworkerset.sigs.k8s.io/name`; under restartPolicy RecreateGroupOnPodRestart "
+    "(the default) or RecreateGroupAfterStart a restart of any container recreates the whole "
+    "group",
     ("batch", "Job"): "batch",
     ("batch", "CronJob"): "batch (its job template)",
     ("jobset.x-k8s.io", "JobSet"): "batch, each replicated job; pods labelled with the JobSet's "
@@ -231,6 +235,11 @@ def _training_section() -> list[str]:
         f'running and no others (`{KEEP_RUNNING}: ""` names none). The finding says which '
         "signal made it training work. Such a container is not asked for a readiness probe when "
         "it declares no port.",
+        "",
+        "Where a restart of one container recreates the whole group of pods (a LeaderWorkerSet "
+        "under restartPolicy RecreateGroupOnPodRestart, the default, or "
+        "RecreateGroupAfterStart), the work of any container of the group is the work of every "
+        "container in it, sidecars included: the finding names the container that keeps it.",
         "",
     ]
 

@@ -48,6 +48,9 @@ class PodTemplate(Struct, frozen=True):
     port whatever their spec lists, so GPUs alone do not make them training work."""
     controller: str = ""
     """Who adds those probes, for the messages (`KubeRay`, `Knative`)."""
+    group_restart: str = ""
+    """The restart policy under which the controller recreates the whole group of pods when any
+    container of it restarts (`RecreateGroupOnPodRestart, the default`); "" when it does not."""
     not_objects: tuple[tuple[str, object], ...] = ()
     """(path, value): a field on the way to the pod spec that holds no object (`spec: 5`),
     which the API server cannot decode; the template is then empty."""
@@ -307,6 +310,24 @@ def _ray_service(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
 # -- serving: LeaderWorkerSet, Knative ------------------------------------------------------------
 
 
+_RECREATES_GROUP = ("RecreateGroupOnPodRestart", "RecreateGroupAfterStart")
+"""LeaderWorkerSet restart policies that recreate the whole group when any container of any of
+its pods restarts (sigs.k8s.io/lws pkg/controllers/pod_controller.go handleRestartPolicy, when
+pkg/utils/pod/pod_utils.go ContainerRestarted finds a restartCount above 0 among the init
+containers' statuses, native sidecars included, or the containers'); `None` and the deprecated
+`Default` restart only the failed pod."""
+
+
+def _group_restart(spec: Mapping[str, Any]) -> str:
+    """The LeaderWorkerSet's restart policy when it recreates the whole group, else "". Left
+    out (or null, which the API server's structural defaulting prunes) it is
+    RecreateGroupOnPodRestart: api/leaderworkerset/v1 `+kubebuilder:default`."""
+    policy = spec.get("restartPolicy")
+    if policy is None:
+        return "RecreateGroupOnPodRestart, the default"
+    return str(policy) if policy in _RECREATES_GROUP else ""
+
+
 def _leader_worker_set(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
     # sigs.k8s.io/lws api/leaderworkerset/v1: without a leaderTemplate the leader runs the
     # workerTemplate too. The controller labels every pod with the set's name.
@@ -314,10 +335,15 @@ def _leader_worker_set(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
     labels = {"leaderworkerset.sigs.k8s.io/name": _name(obj)}
     leader = _mapping(spec.get("leaderTemplate"))
     worker = _mapping(spec.get("workerTemplate"))
+    group = _group_restart(spec)
     if leader:
-        yield from _template({"template": leader}, Work.ROLLED_OUT, role="leader", labels=labels)
+        yield from _template(
+            {"template": leader}, Work.ROLLED_OUT, role="leader", labels=labels, group_restart=group
+        )
     role = "worker" if leader else ""
-    yield from _template({"template": worker}, Work.ROLLED_OUT, role=role, labels=labels)
+    yield from _template(
+        {"template": worker}, Work.ROLLED_OUT, role=role, labels=labels, group_restart=group
+    )
 
 
 _KNATIVE_USER_PORT = ("user-port", 8080)
@@ -377,6 +403,7 @@ def _app_wrapper(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
                 ports_by_controller=template.ports_by_controller,
                 routed_by_controller=template.routed_by_controller,
                 controller=template.controller,
+                group_restart=template.group_restart,
             )
 
 

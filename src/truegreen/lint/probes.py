@@ -507,6 +507,9 @@ class WorkloadModel(Struct, frozen=True):
     host_network: bool = False
     controller: str = ""
     """Who adds probes of its own (`KubeRay`, `Knative`), for the messages."""
+    group_restart: str = ""
+    """The restart policy under which its controller recreates the whole group of pods when any
+    container restarts (a LeaderWorkerSet's `RecreateGroupOnPodRestart, the default`), else ""."""
     pod_spec: Mapping[str, Any] = field(default_factory=dict)
     """The pod spec the model was read from, to find a container's line."""
     wrong_types: tuple[WrongType, ...] = ()
@@ -545,6 +548,26 @@ class WorkloadModel(Struct, frozen=True):
     def declares_anywhere(self, port: int) -> bool:
         """A port number is declared by some container of the pod (they share one network)."""
         return any(container.declares(port) for container in self.containers)
+
+
+def group_work(models: Sequence[tuple[WorkloadModel, Mapping[str, tuple[str, ...]]]]) -> str:
+    """Why a restart of any container of an object's pods kills work, when its controller then
+    recreates the whole group (`models`: each pod template's model, with the Services that route
+    to its containers by name): the policy and the first container that keeps work, in words
+    for a finding; "" when the group is not recreated or no container of it keeps work."""
+    for model, routed in models:
+        if not model.group_restart:
+            continue
+        for container in model.containers:
+            reason = model.keeps_work(container, routed=bool(routed.get(container.name)))
+            if reason is not None:
+                where = f" of the {model.role}" if model.role else ""
+                return (
+                    f"a restart of any container makes the {model.kind} recreate the whole "
+                    f"group (restartPolicy {model.group_restart}), killing the work of container "
+                    f"{container.name}{where} ({reason})"
+                )
+    return ""
 
 
 def workload_models(obj: Mapping[str, Any]) -> tuple[WorkloadModel, ...] | None:
@@ -603,6 +626,7 @@ def _model(obj: Mapping[str, Any], template: PodTemplate) -> WorkloadModel:
         by_kind=template.by_kind,
         host_network=spec.get("hostNetwork") is True,
         controller=template.controller,
+        group_restart=template.group_restart,
         pod_spec=spec,
         wrong_types=(
             *(not_an_object(path, value) for path, value in template.not_objects),

@@ -18,7 +18,7 @@ from truegreen.lint.loader import (
     input_files,
     load_file,
 )
-from truegreen.lint.probes import IGNORE, WorkloadModel, workload_models
+from truegreen.lint.probes import IGNORE, WorkloadModel, group_work, workload_models
 from truegreen.lint.rules import (
     ALL_RULES_BY_ID,
     RULES_BY_ID,
@@ -259,10 +259,15 @@ def _rule_findings(
     )
     findings: list[LintFinding] = []
     for manifest, models in modelled:
-        for model in models or ():
+        routing = [
+            (model, routed_containers(model, services.candidates(model), manifest.source))
+            for model in models or ()
+        ]
+        work = group_work(routing)
+        for model, routed in routing:
             findings += _ignore_findings(manifest, model, config)
-            routed = routed_containers(model, services.candidates(model), manifest.source)
-            for rule, hit in evaluate(model, Context(routed), honour_ignores=not config.no_ignores):
+            context = Context(routed, work)
+            for rule, hit in evaluate(model, context, honour_ignores=not config.no_ignores):
                 if config.ignores(rule.id, model.kind, model.namespace, model.name):
                     continue
                 line = _container_line(manifest, model, hit.container)

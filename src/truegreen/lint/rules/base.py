@@ -28,9 +28,12 @@ class RuleHit(Struct, frozen=True):
 
 
 class Context(Struct, frozen=True):
-    """What the rules know beyond the workload: the Services that route to its containers."""
+    """What the rules know beyond the workload: the Services that route to its containers, and
+    the work its object's other pods keep running when one restart recreates them all."""
 
     services_by_container: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    group_work: str = ""
+    """`truegreen.lint.probes.group_work` of the object the workload belongs to."""
 
 
 class RuleInfo(Struct, frozen=True, kw_only=True):

@@ -10,7 +10,9 @@ def _keep_running(workload: WorkloadModel, context: Context) -> Iterator[RuleHit
     for container in workload.containers:
         routed = bool(context.services_by_container.get(container.name))
         reason = workload.keeps_work(container, routed=routed)
-        if reason is None:
+        # A container that keeps no work itself (a sidecar, a metrics exporter) still kills
+        # the work when its restart recreates the whole group (context.group_work).
+        if reason is None and not context.group_work:
             continue
         for probe in container.probes:
             # A probe that never runs (a shell's own command without a shell, a named port its
@@ -23,7 +25,12 @@ def _keep_running(workload: WorkloadModel, context: Context) -> Iterator[RuleHit
             if never_runs or (probe.kind is ProbeKind.STARTUP and probe.cannot_fail):
                 continue
             if probe.kind.restarts_container:
-                message = _restart_message(workload, container, probe, reason)
+                message = (
+                    _restart_message(workload, container, probe, reason)
+                    if reason is not None
+                    else f"container {container.name} has a {probe.kind}: {_kills(probe)}, and "
+                    f"{context.group_work}."
+                )
                 yield RuleHit(container.name, message, probe=probe.kind)
 
 
@@ -101,7 +108,12 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
         "Kubeflow or Ray job) and from the container: a distributed launcher in its command, "
         "torch.distributed's env, or GPUs asked for with no port served (none listed, none that "
         "its readinessProbe targets, no Service of the same source routing to it, and not "
-        "Knative's serving container)."
+        "Knative's serving container). A LeaderWorkerSet whose restartPolicy is "
+        "RecreateGroupOnPodRestart (the default) or RecreateGroupAfterStart recreates every pod "
+        "of a group when any container of it restarts, a sidecar or a metrics exporter as much "
+        "as the trainer (lws pod_controller.go handleRestartPolicy, pod_utils.go "
+        "ContainerRestarted): when a container of the set keeps work running, every liveness "
+        "and startup probe of the set kills it."
     ),
     fix=(
         "Remove the livenessProbe and startupProbe from this container and keep a readinessProbe: "
@@ -113,7 +125,9 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
     reads="Every container's liveness and startup probes; the truegreen.io/keep-running "
     "annotation (on the object or its pod template), which decides alone when present; else "
     "the kind, then the main container's command, args, env, GPU requests, ports and "
-    "readinessProbe, and the Services of the same source that route to it.",
+    "readinessProbe, and the Services of the same source that route to it; a LeaderWorkerSet's "
+    "leaderWorkerTemplate.restartPolicy, and then every container of its leader and worker "
+    "templates, native sidecars too.",
     limits="A launcher hidden in a script file the image holds, run by a program lint does not "
     "list as a wrapper (`sudo`, `stdbuf`), or env set by envFrom, is not seen. A liveness "
     "probe an operator adds itself (KubeRay's, when none is set) is not in the manifest and "
