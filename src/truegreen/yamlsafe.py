@@ -2,7 +2,8 @@
 
 - Only regular files are read, never more than the size cap plus one byte, and a FIFO or a
   device is refused before it could block or stream forever.
-- Text must be UTF-8 without NUL bytes.
+- Text must be UTF-8 without NUL bytes, or UTF-16 that a byte-order mark announces (kubectl
+  reads both).
 - libyaml (PyYAML's C parser) composes the nodes; one pass here builds the objects, and in the
   same pass counts nodes as aliases expand them (go-yaml's `allowedAliasRatio`, the
   CVE-2019-11253 fix that the API server relies on: a "billion laughs" file is refused, never
@@ -18,6 +19,7 @@ One module past 600 lines: one loader, so that every bound (size, nodes, aliases
 keys, regular files only) is enforced in one place that every reader goes through.
 """
 
+import codecs
 import json
 import math
 import os
@@ -135,6 +137,8 @@ class Problem(StrEnum):
     TOO_LARGE = "too-large"
     BINARY = "binary"
     NOT_UTF8 = "not-utf8"
+    NOT_UTF16 = "not-utf16"
+    """A byte-order mark announces UTF-16, and the bytes after it are not."""
     SYNTAX = "syntax"
     DUPLICATE_KEY = "duplicate-key"
     ALIASES = "aliases"
@@ -150,7 +154,14 @@ class Problem(StrEnum):
 
 
 _READ_PROBLEMS = frozenset(
-    {Problem.UNREADABLE, Problem.NOT_REGULAR, Problem.TOO_LARGE, Problem.BINARY, Problem.NOT_UTF8}
+    {
+        Problem.UNREADABLE,
+        Problem.NOT_REGULAR,
+        Problem.TOO_LARGE,
+        Problem.BINARY,
+        Problem.NOT_UTF8,
+        Problem.NOT_UTF16,
+    }
 )
 
 
@@ -188,12 +199,35 @@ def _size(count: int) -> str:
     return f"{count / MIB:.0f} MiB" if count >= MIB else f"{count:,} bytes"
 
 
+_MARKS = (
+    (codecs.BOM_UTF8, "utf-8", Problem.NOT_UTF8, "UTF-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", Problem.NOT_UTF16, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", Problem.NOT_UTF16, "UTF-16"),
+)
+"""The byte-order marks kubectl honours, each with its encoding (golang.org/x/text
+encoding/unicode BOMOverride considers these three and no other)."""
+_BINARY = "it is a binary file, not text"
+
+
 def decode(data: bytes, limits: Limits = MANIFEST_LIMITS) -> str | Refusal:
-    """Bytes as text: refused when larger than the cap, binary (NUL bytes) or not UTF-8."""
+    """Bytes as text, as kubectl reads a manifest (k8s.io/cli-runtime pkg/resource/visitor.go
+    FileVisitor.Visit, for files and stdin: `unicode.BOMOverride(unicode.UTF8.NewDecoder())`):
+    a byte-order mark at the start selects UTF-8, UTF-16LE or UTF-16BE and is dropped before
+    JSON or YAML is guessed; without one the text is UTF-8. Refused when larger than the cap,
+    binary (NUL bytes) or not text in its encoding."""
     if len(data) > limits.max_bytes:
         return Refusal(Problem.TOO_LARGE, f"it is larger than {_size(limits.max_bytes)}")
+    for mark, encoding, problem, name in _MARKS:
+        if data.startswith(mark):
+            try:
+                text = data[len(mark) :].decode(encoding)
+            except UnicodeDecodeError as error:
+                byte = len(mark) + error.start + 1
+                return Refusal(problem, f"it is not {name} text (byte {byte})")
+            # UTF-16 writes NUL bytes for plain letters; a NUL character is binary all the same
+            return Refusal(Problem.BINARY, _BINARY) if "\0" in text else text
     if b"\0" in data:
-        return Refusal(Problem.BINARY, "it is a binary file, not text")
+        return Refusal(Problem.BINARY, _BINARY)
     try:
         return data.decode()
     except UnicodeDecodeError as error:

@@ -371,6 +371,7 @@ def test_read_problems_and_yaml_problems_are_told_apart() -> None:
         Problem.TOO_LARGE,
         Problem.BINARY,
         Problem.NOT_UTF8,
+        Problem.NOT_UTF16,
     }
 
 

@@ -40,7 +40,8 @@ _EXAMPLES = {
     "parse-error": "`metadata: {name: x` (a brace never closed), or `image:` twice in one "
     "container.",
     "unreadable-file": "a `.yaml` that is a link to `/dev/zero`, a 200 MB file, a file saved "
-    "as UTF-16, or a folder with no read permission for the user running lint.",
+    "as UTF-16 without a byte-order mark, or a folder with no read permission for the user "
+    "running lint.",
     "helm-template": "`name: {{ .Release.Name }}-api` read as it is, or any file under "
     "`templates/` beside a `Chart.yaml` (reported once per chart).",
     "ignore-unknown-rule": f'`{IGNORE}: "readiness-mising"`.',

@@ -44,10 +44,12 @@ UNREADABLE_FILE = RuleInfo(
     summary="A file that could not be read as text, or a folder that could not be listed.",
     rationale="Nothing in it was checked: it is not a regular file (a pipe, a device, a link to "
     "one), it is larger than the size cap (16 MiB unless `--max-file-size` says otherwise), or "
-    "it is binary or not UTF-8. A folder (named, or met while searching) that lint may not "
-    "list is this finding too, never skipped: whatever it holds went unchecked. `kubectl apply "
-    "-f` stops at such a folder (k8s.io/cli-runtime pkg/resource/visitor.go, "
-    "ExpandPathsToFileVisitors).",
+    "it is binary, or not text in its encoding: UTF-8, or the UTF-8, UTF-16LE or UTF-16BE that a "
+    "byte-order mark at its start announces, as kubectl reads it (k8s.io/cli-runtime "
+    "pkg/resource/visitor.go FileVisitor.Visit, unicode.BOMOverride). A folder (named, or met "
+    "while searching) that lint may not list is this finding too, never skipped: whatever it "
+    "holds went unchecked. `kubectl apply -f` stops at such a folder (k8s.io/cli-runtime "
+    "pkg/resource/visitor.go, ExpandPathsToFileVisitors).",
     fix="Lint the manifest itself, saved as UTF-8 text, in folders the run may read; raise "
     "`--max-file-size` if a manifest really is that large.",
 )
