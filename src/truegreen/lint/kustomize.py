@@ -11,7 +11,9 @@ one manifest may hold. Without either tool, the folder's `resources` are read as
 (folders of them recursively), and never its patches: a patch is not an object.
 """
 
+import itertools
 import os
+import re
 import selectors
 import shutil
 import subprocess
@@ -78,9 +80,9 @@ def lint_folder(
         Path(wrapper, "kustomization.yaml").write_text(
             f"{listed}:\n- {_quoted(target)}\nbuildMetadata: [originAnnotations]\n"
         )
-        output, reason = _run([*command, wrapper], limits, seconds)
-        if output is None:
-            finding = BadInput(KUSTOMIZE_ERROR.id, kustomization_file(folder), None, reason)
+        output = _run([*command, wrapper], target, limits, seconds)
+        if isinstance(output, Failure):
+            finding = BadInput(KUSTOMIZE_ERROR.id, kustomization_file(folder), None, output.reason)
             return Built(folder, (finding,), built_with)
         sources: dict[str, list[Manifest]] = {}
         items = tuple(
@@ -107,44 +109,106 @@ def _quoted(path: str) -> str:
     return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _run(command: list[str], limits: Limits, seconds: float) -> tuple[str | None, str]:
-    """The build's output, or None and why not in plain words."""
+class Failure(Struct, frozen=True):
+    """A build that gave no objects: why, in plain words."""
+
+    reason: str
+
+
+def _run(command: list[str], target: str, limits: Limits, seconds: float) -> str | Failure:
+    """The build's output, or why there is none; `target` is the folder as the wrapper lists
+    it."""
     try:
         process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
     except OSError as error:
-        return None, f"kustomize could not run: {error.strerror or error}"
-    out, err, reason = _bounded(process, limits.max_bytes, seconds)
-    if reason:
-        return None, reason
+        return Failure(f"kustomize could not run: {error.strerror or error}")
+    out, err, failure = _bounded(process, limits.max_bytes, seconds)
+    if failure is not None:
+        return failure
     if process.returncode != 0:
         said = err.decode(errors="replace").strip().splitlines()
-        last = _error_of(said[-1]) if said else f"it exited {process.returncode}"
+        cause = _unwrapped(_error_of(said), target) if said else ""
         # kustomize nests its errors, the cause last: a long one keeps its end.
-        shown = last if len(last) <= _SHOWN else "…" + last[-(_SHOWN - 1) :]
-        return None, f"kustomize could not build it: {shown}"
+        shown = cause if len(cause) <= _SHOWN else "…" + cause[-(_SHOWN - 1) :]
+        shown = shown or f"it exited {process.returncode}"
+        return Failure(f"kustomize could not build it: {shown}")
     text = decode(out, limits)
     if isinstance(text, Refusal):
-        return None, f"kustomize wrote something lint cannot read: {text.detail}"
-    return text, ""
+        return Failure(f"kustomize wrote something lint cannot read: {text.detail}")
+    return text
 
 
 # kubectl logs its failure through klog (`E1206 22:21:00.625850    3976 run.go:72] "command
-# failed" err="…"`, component-base/cli/run.go); the error is what follows `err=`, quoted by Go.
-_KLOG_FAILURE = LazyPattern(r'^[IWEF]\d{4} [\d:.]+\s+\d+ \S+:\d+\] "command failed" err="(.*)"$')
+# failed" err="…"`, component-base/cli/run.go): a value of one line Go-quoted after `err=`, one
+# of several lines as `err=<`, each line of it indented with a tab and ` >` after the last
+# (k8s.io/klog/v2 internal/serialize/keyvalues.go writeStringValue).
+_KLOG_FAILURE = LazyPattern(
+    r'^[IWEF]\d{4} [\d:.]+\s+\d+ \S+:\d+\] "command failed" err=(?:"(.*)"|<)$'
+)
+# strconv.Quote's escapes; `\xHH` stands for a byte that is no UTF-8.
+_GO_ESCAPE = LazyPattern(r'\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[abfnrtv\\"\'])')
+_GO_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 
 
-def _error_of(line: str) -> str:
-    """kustomize's error as its last line says it, without kubectl's log header: the header
-    and the path it repeats would otherwise fill the quote's bound before the error is said."""
-    found = _KLOG_FAILURE.match(line)
-    return found[1].replace('\\"', '"') if found else line.removeprefix("error: ")
+def _go_unquoted(text: str) -> str:
+    """A Go-quoted string's text (its quotes already taken off)."""
+
+    def one(escape: re.Match[str]) -> str:
+        letter = escape[0][1]
+        if letter in "uU":
+            return chr(int(escape[0][2:], 16))
+        if letter == "x":
+            return "\ufffd"
+        return _GO_ESCAPES.get(letter, letter)
+
+    return _GO_ESCAPE.sub(one, text)
+
+
+def _error_of(lines: list[str]) -> str:
+    """kustomize's error as kubectl logs it last, without klog's header (the header and the
+    path it repeats would otherwise fill the quote's bound before the error is said): the lines
+    of a value of several lines joined with spaces; else the last line (`error: ` left out)."""
+    for number in range(len(lines) - 1, -1, -1):
+        found = _KLOG_FAILURE.match(lines[number])
+        if found is None:
+            continue
+        if found[1] is not None:
+            return _go_unquoted(found[1])
+        value = itertools.takewhile(lambda line: line.startswith("\t"), lines[number + 1 :])
+        return " ".join(part for part in (line.strip() for line in value) if part)
+    return lines[-1].removeprefix("error: ")
+
+
+# The frames kustomize puts around the folder's own error when lint's wrapper lists it
+# (api/internal/target/kusttarget.go accumulateResources, accumulateComponents,
+# accumulateDirectory): they name the wrapper's path, which is no file of the user's, and say
+# "must resolve to a file" of a folder that is one. `kubectl kustomize FOLDER` says the rest.
+_RESOURCE_FRAME = (
+    r"accumulating resources: accumulation err='accumulating resources from '{target}': "
+    r"'(?P<root>.*?)' must resolve to a file': "
+    r"(?:recursed accumulation of path|couldn't make target for path) '(?P=root)': (?P<own>.*)"
+)
+_COMPONENT_FRAME = LazyPattern(r'accumulating components: accumulateDirectory: "(.*)"', re.DOTALL)
+_DIRECTORY_FRAME = LazyPattern(
+    r"(?:recursed accumulation of path|couldn't make target for path) '.*?': (.*)", re.DOTALL
+)
+
+
+def _unwrapped(error: str, target: str) -> str:
+    """The folder's own error, from the error of the wrapper that lists it as `target`."""
+    own = re.fullmatch(_RESOURCE_FRAME.format(target=re.escape(target)), error, re.DOTALL)
+    if own is not None:
+        return own["own"]
+    component = _COMPONENT_FRAME.fullmatch(error)
+    inner = _DIRECTORY_FRAME.fullmatch(_go_unquoted(component[1])) if component else None
+    return inner[1] if inner is not None else error
 
 
 def _bounded(
     process: subprocess.Popen[bytes], max_bytes: int, seconds: float
-) -> tuple[bytes, bytes, str]:
+) -> tuple[bytes, bytes, Failure | None]:
     """Read stdout and stderr until the process ends, within the deadline; stdout past its cap
     kills the process, and of stderr only the last `_ERROR_BYTES` are kept (the error is said
     last)."""
@@ -154,14 +218,14 @@ def _bounded(
     out: list[bytes] = []
     size = 0
     err = bytearray()
-    reason = ""
+    failure: Failure | None = None
     with selectors.DefaultSelector() as selector:
         for stream in (process.stdout, process.stderr):
             selector.register(stream, selectors.EVENT_READ)
-        while selector.get_map() and not reason:
+        while selector.get_map() and failure is None:
             left = deadline - time.monotonic()
             if left <= 0:
-                reason = f"kustomize took longer than {seconds:g} s"
+                failure = Failure(f"kustomize took longer than {seconds:g} s")
                 break
             for key, _ in selector.select(timeout=left):
                 data = os.read(key.fd, 65536)
@@ -174,15 +238,15 @@ def _bounded(
                     continue
                 size += len(data)
                 if size > max_bytes:
-                    reason = f"kustomize wrote more than {max_bytes:,} bytes"
+                    failure = Failure(f"kustomize wrote more than {max_bytes:,} bytes")
                     break
                 out.append(data)
-    if reason:
+    if failure is not None:
         process.kill()
     process.wait()
     process.stdout.close()
     process.stderr.close()
-    return b"".join(out), bytes(err), reason
+    return b"".join(out), bytes(err), failure
 
 
 def _from_origin(

@@ -90,7 +90,8 @@ KUSTOMIZE_ERROR = RuleInfo(
     summary="A kustomize folder that could not be built.",
     rationale="A folder with a kustomization is linted as what it builds; when `kubectl "
     "kustomize` refuses it, took too long or wrote too much, nothing in it was checked (the "
-    "API server would receive nothing either).",
+    "API server would receive nothing either). kustomize's error is quoted as `kubectl "
+    "kustomize FOLDER` says it, without the frame of lint's own wrapping kustomization.",
     fix="Run `kubectl kustomize FOLDER` and fix what it reports.",
 )
 
