@@ -1429,6 +1429,8 @@ def test_a_build_that_writes_without_end_is_cut_at_the_size_cap(
 def test_a_build_that_hangs_is_stopped_at_its_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Past the deadline nothing was checked, and nothing was found wrong either: a remote it
+    fetches may be slow to answer (kustomize-unchecked, exit 3)."""
     from truegreen.lint.kustomize import lint_folder
 
     (tmp_path / "kustomization.yaml").write_text("resources: []\n")
@@ -1436,7 +1438,7 @@ def test_a_build_that_hangs_is_stopped_at_its_deadline(
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     built = lint_folder(str(tmp_path), seconds=0.5)
     assert [(item.rule, item.message) for item in built.items] == [  # type: ignore[union-attr]
-        ("kustomize-error", "kustomize took longer than 0.5 s")
+        ("kustomize-unchecked", "kustomize took longer than 0.5 s")
     ]
 
 

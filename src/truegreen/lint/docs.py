@@ -48,6 +48,9 @@ _EXAMPLES = {
     "unrendered-template": "`image: {{IMAGE}}` waiting for sed, or a `{{args.name}}` placeholder "
     "where YAML cannot read it.",
     "kustomize-error": "a kustomization whose `resources` names a file that does not exist.",
+    "kustomize-unchecked": "a kustomization whose `resources` lists "
+    "`https://github.com/kubernetes-sigs/jobset/releases/download/v0.8.0/manifests.yaml`, "
+    "linted on a machine that cannot reach github.com.",
     "ignore-forbidden": f'`{IGNORE}: "readiness-missing"` in a run with `--no-ignores`.',
 }
 

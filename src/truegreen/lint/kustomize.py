@@ -35,7 +35,7 @@ from truegreen.lint.loader import (
     load_file,
     load_text,
 )
-from truegreen.lint.rules.inputs import KUSTOMIZE_ERROR
+from truegreen.lint.rules.inputs import KUSTOMIZE_ERROR, KUSTOMIZE_UNCHECKED
 from truegreen.patterns import LazyPattern
 from truegreen.yamlsafe import MANIFEST_LIMITS, Limits, Refusal, decode, load_all, read_file
 
@@ -82,7 +82,8 @@ def lint_folder(
         )
         output = _run([*command, wrapper], target, limits, seconds)
         if isinstance(output, Failure):
-            finding = BadInput(KUSTOMIZE_ERROR.id, kustomization_file(folder), None, output.reason)
+            rule = KUSTOMIZE_UNCHECKED if output.unchecked else KUSTOMIZE_ERROR
+            finding = BadInput(rule.id, kustomization_file(folder), None, output.reason)
             return Built(folder, (finding,), built_with)
         sources: dict[str, list[Manifest]] = {}
         items = tuple(
@@ -110,9 +111,11 @@ def _quoted(path: str) -> str:
 
 
 class Failure(Struct, frozen=True):
-    """A build that gave no objects: why, in plain words."""
+    """A build that gave no objects: why, in plain words, and whether that says nothing of the
+    folder itself (`unchecked`: kustomize could not run, fetch a remote, or finish in time)."""
 
     reason: str
+    unchecked: bool = False
 
 
 def _run(command: list[str], target: str, limits: Limits, seconds: float) -> str | Failure:
@@ -123,7 +126,7 @@ def _run(command: list[str], target: str, limits: Limits, seconds: float) -> str
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
     except OSError as error:
-        return Failure(f"kustomize could not run: {error.strerror or error}")
+        return Failure(f"kustomize could not run: {error.strerror or error}", unchecked=True)
     out, err, failure = _bounded(process, limits.max_bytes, seconds)
     if failure is not None:
         return failure
@@ -133,6 +136,8 @@ def _run(command: list[str], target: str, limits: Limits, seconds: float) -> str
         # kustomize nests its errors, the cause last: a long one keeps its end.
         shown = cause if len(cause) <= _SHOWN else "…" + cause[-(_SHOWN - 1) :]
         shown = shown or f"it exited {process.returncode}"
+        if _NOT_FETCHED.search(cause):
+            return Failure(f"kustomize could not fetch a remote resource: {shown}", unchecked=True)
         return Failure(f"kustomize could not build it: {shown}")
     text = decode(out, limits)
     if isinstance(text, Refusal):
@@ -206,12 +211,26 @@ def _unwrapped(error: str, target: str) -> str:
     return inner[1] if inner is not None else error
 
 
+# A remote that could not be fetched: Go's HTTP client got no answer (`Get "URL": dial tcp …`;
+# an answer with an error status is kustomize's `HTTP Error: status code 404`, api/loader/
+# fileloader.go httpClientGetContent), git reached no server over HTTPS (curl's `Could not
+# resolve host`; not a 4xx answer: the repository is not there) or SSH, or kustomize's own
+# deadline on git passed (api/internal/utils/timedcall.go `hit 27s timeout running`).
+_NOT_FETCHED = LazyPattern(
+    r'\bGet "[^"]*": '
+    r"|unable to access '[^']*': (?!The requested URL returned error: 4)"
+    r"|\bssh: (?:Could not resolve hostname|connect to host)"
+    r"|\bhit \S+ timeout running '"
+)
+
+
 def _bounded(
     process: subprocess.Popen[bytes], max_bytes: int, seconds: float
 ) -> tuple[bytes, bytes, Failure | None]:
     """Read stdout and stderr until the process ends, within the deadline; stdout past its cap
     kills the process, and of stderr only the last `_ERROR_BYTES` are kept (the error is said
-    last)."""
+    last). A build past its deadline says nothing of the folder: a remote it fetches may be
+    slow to answer."""
     assert process.stdout is not None
     assert process.stderr is not None
     deadline = time.monotonic() + seconds
@@ -225,7 +244,7 @@ def _bounded(
         while selector.get_map() and failure is None:
             left = deadline - time.monotonic()
             if left <= 0:
-                failure = Failure(f"kustomize took longer than {seconds:g} s")
+                failure = Failure(f"kustomize took longer than {seconds:g} s", unchecked=True)
                 break
             for key, _ in selector.select(timeout=left):
                 data = os.read(key.fd, 65536)

@@ -90,10 +90,13 @@ class LintResult(Struct, frozen=True):
 
     @property
     def exit_code(self) -> ExitCode:
-        """2 when any finding is an error; else 3 when nothing was checked; else 0."""
+        """2 when any finding is an error; else 3 when nothing was checked, or a finding says
+        something could not be; else 0."""
         if any(f.severity is Severity.ERROR for f in self.findings):
             return ExitCode.FAILED
         if self.checked_nothing and not self.allow_empty:
+            return ExitCode.UNKNOWN
+        if any(ALL_RULES_BY_ID[f.rule].unchecked for f in self.findings):
             return ExitCode.UNKNOWN
         return ExitCode.GOOD
 

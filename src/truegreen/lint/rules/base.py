@@ -48,6 +48,9 @@ class RuleInfo(Struct, frozen=True, kw_only=True):
     """What in a manifest the rule looks at (docs/rules.md)."""
     limits: str = ""
     """What it cannot see (docs/rules.md)."""
+    unchecked: bool = False
+    """A finding of it says that something could not be checked, not that it failed: the run
+    exits 3 when nothing failed."""
 
 
 class Rule(RuleInfo, frozen=True, kw_only=True):

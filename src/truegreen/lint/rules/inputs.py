@@ -89,10 +89,27 @@ KUSTOMIZE_ERROR = RuleInfo(
     severity=Severity.ERROR,
     summary="A kustomize folder that could not be built.",
     rationale="A folder with a kustomization is linted as what it builds; when `kubectl "
-    "kustomize` refuses it, took too long or wrote too much, nothing in it was checked (the "
-    "API server would receive nothing either). kustomize's error is quoted as `kubectl "
-    "kustomize FOLDER` says it, without the frame of lint's own wrapping kustomization.",
+    "kustomize` refuses it, or writes more than one manifest may hold, nothing in it was "
+    "checked, and `kubectl apply -k` refuses it the same way wherever it runs. kustomize's "
+    "error is quoted as `kubectl kustomize FOLDER` says it, without the frame of lint's own "
+    "wrapping kustomization.",
     fix="Run `kubectl kustomize FOLDER` and fix what it reports.",
+)
+
+KUSTOMIZE_UNCHECKED = RuleInfo(
+    id="kustomize-unchecked",
+    severity=Severity.WARNING,
+    summary="A kustomize folder that could not be built here: nothing in it was checked.",
+    rationale="The build failed for a reason outside the folder: a remote resource or base "
+    "could not be fetched (no answer over HTTP, git or SSH: no network, a name that does not "
+    "resolve, a server that does not answer), kustomize ran past lint's 60 s deadline, or it "
+    "could not be run at all. Where the remote answers, the same folder may build and apply, "
+    "so this is a check that could not be made, never a failure: the run exits 3 when "
+    "nothing else failed. A remote that answers that it is not there (HTTP 404, git's "
+    "repository not found) is a kustomize-error.",
+    fix="Lint where the remote resources can be fetched (or vendor them into the repository), "
+    "and run `kubectl kustomize FOLDER` to see that it builds.",
+    unchecked=True,
 )
 
 IGNORE_FORBIDDEN = RuleInfo(
@@ -112,5 +129,6 @@ INPUT_RULES: tuple[RuleInfo, ...] = (
     IGNORE_UNKNOWN_RULE,
     UNRENDERED_TEMPLATE,
     KUSTOMIZE_ERROR,
+    KUSTOMIZE_UNCHECKED,
     IGNORE_FORBIDDEN,
 )
