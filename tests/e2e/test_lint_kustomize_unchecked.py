@@ -134,6 +134,22 @@ def test_a_failure_elsewhere_still_fails_the_run(
     job.write_text(job.read_text().replace("livenessProbe", "readinessProbe"))
     checked = run_cli("lint", str(overlay), str(job))
     assert checked.exit_code == 3, "the Job passes; the overlay could not be checked"
+    # The Job was checked: the summary does not say nothing was.
+    assert "nothing was checked" not in checked.stdout, checked.stdout
+
+
+def test_an_overlay_alone_that_could_not_be_fetched_offers_no_allow_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--allow-empty answers an input that holds no objects; it does not make a check that
+    could not be made pass, so the summary does not offer it."""
+    _kubectl_failing_with(tmp_path / "bin", NO_HOST, monkeypatch)
+    overlay = _overlay(tmp_path / "overlay")
+    result = run_cli("lint", str(overlay))
+    assert result.exit_code == 3
+    assert "No Kubernetes objects found, so nothing was checked." in result.stdout
+    assert "--allow-empty" not in result.stdout, result.stdout
+    assert run_cli("lint", "--allow-empty", str(overlay)).exit_code == 3
 
 
 def test_a_kustomize_that_cannot_run_checks_nothing(

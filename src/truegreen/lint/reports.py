@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from truegreen import __version__
 from truegreen.exitcodes import ExitCode
-from truegreen.lint.rules import ALL_RULES, RuleInfo, Severity
+from truegreen.lint.rules import ALL_RULES, ALL_RULES_BY_ID, RuleInfo, Severity
 from truegreen.lint.run import LintFinding, LintResult
 from truegreen.markup import escape
 from truegreen.textsafe import terminal_safe
@@ -284,10 +284,16 @@ def _summary(result: LintResult) -> str:
             else f"built with {built_with}"
         )
         summary += f" Kustomize folders {how}: {folders}."
-    if result.exit_code is ExitCode.UNKNOWN:
+    if result.exit_code is ExitCode.UNKNOWN and result.checked_nothing:
         summary += (
-            " No Kubernetes objects found, so nothing was checked. Pass --allow-empty where "
-            "that is expected (a hook on any YAML file)."
+            " No Kubernetes objects found, so nothing was checked."
+            # --allow-empty answers an input without objects, not a finding that a check could
+            # not be made (a kustomize folder whose remote resources could not be fetched).
+            + (
+                ""
+                if any(ALL_RULES_BY_ID[f.rule].unchecked for f in result.findings)
+                else " Pass --allow-empty where that is expected (a hook on any YAML file)."
+            )
             if result.objects == 0
             else " No object of a kind lint understands, so nothing was checked."
         )
