@@ -57,7 +57,7 @@ NODE = {
         "allocatable": {"cpu": "8"},
         "capacity": {"cpu": "8"},
         "conditions": [{"type": "Ready", "status": "True"}],
-        "nodeInfo": {"kubeletVersion": "v1.32.0"},
+        "nodeInfo": {"kubeletVersion": "v1.35.0", "osImage": "Ubuntu 24.04.2 LTS"},
         "images": [{"names": ["web@sha256:00", "web:1"], "sizeBytes": 1}],
     },
 }
@@ -129,10 +129,11 @@ def test_a_listed_object_is_as_sent_less_its_managed_fields(
 def test_a_listed_machine_is_what_the_fit_reads_of_it(
     scripted: tuple[list[Answer], Path],
 ) -> None:
-    """Nothing else of a machine is read: images, nodeInfo and managedFields are skipped while
-    decoding (and so never redacted, held or saved in a snapshot). Capacity is read: a GPU
-    machine's device plugin shows in it; so are its conditions: a machine that is down is
-    evidence."""
+    """Nothing else of a machine is read: images, nodeInfo but its kubelet's version, and
+    managedFields are skipped while decoding (and so never redacted, held or saved in a
+    snapshot). Capacity is read: a GPU machine's device plugin shows in it; so are its
+    conditions: a machine that is down is evidence; and its kubelet's version: from 1.35 the
+    kubelet checks a pod's logins before starting it from an image the machine holds."""
     answers, kubeconfig = scripted
     answers.append(_list(NODE))
     expected = {
@@ -142,6 +143,7 @@ def test_a_listed_machine_is_what_the_fit_reads_of_it(
             "capacity": {"cpu": "8"},
             "allocatable": {"cpu": "8"},
             "conditions": [{"type": "Ready", "status": "True"}],
+            "nodeInfo": {"kubeletVersion": "v1.35.0"},
         },
     }
     assert _listed(kubeconfig, Kind.NODE) == [{"kind": "Node", "apiVersion": "v1", **expected}]

@@ -22,6 +22,7 @@ from truegreen.doctor.knowledge.image_presence import (
     MachinePlatform,
     MachinePull,
     OwnLogin,
+    PodLogins,
     Presence,
     PullSign,
     RegistryAnswer,
@@ -50,6 +51,7 @@ from truegreen.doctor.knowledge.image_presence import (
     unreadable_entries,
     wanted_lookups,
 )
+from truegreen.doctor.knowledge.pull_verification import MachineCopies, MachineCopy
 from truegreen.images import login_covers
 from truegreen.pull_policy import pull_policy
 from truegreen.redacted import REDACTED
@@ -68,6 +70,11 @@ def _login(name: str, *hosts: str, kind: str = "kubernetes.io/dockerconfigjson")
 def _machine(arch: str | None, os_name: str | None = "linux") -> dict[str, Any]:
     labels = {k: v for k, v in (("kubernetes.io/arch", arch), ("kubernetes.io/os", os_name)) if v}
     return {"kind": "Node", "metadata": {"name": f"m-{arch}", "labels": labels}}
+
+
+def _held(*images: str) -> MachineCopies:
+    """`images` on the machines, pulled for pods that named no login, kubelets before 1.35."""
+    return MachineCopies(frozenset(MachineCopy(i, frozenset()) for i in images))
 
 
 class _Template:
@@ -655,10 +662,10 @@ def test_the_kubelet_pulled_what_a_container_status_carries_an_image_id_for() ->
             },
         )
     )
-    assert kubelet_pulled(pods) == frozenset(
+    assert kubelet_pulled(pods).images == frozenset(
         {"docker.io/library/busybox:1.36", "registry.example.com/trainer:2.1"}
     )
-    assert kubelet_pulled(CantRead(ReadFailure.FORBIDDEN, "no")) == frozenset()
+    assert kubelet_pulled(CantRead(ReadFailure.FORBIDDEN, "no")) == MachineCopies()
 
 
 def _running(
@@ -816,8 +823,8 @@ def test_a_machine_s_copy_spares_no_pull_of_an_image_pulled_on_every_start() -> 
     """image_manager.go shouldPullImage: `case v1.PullAlways: return true`, whatever the
     machine holds; IfNotPresent pulls only what it lacks. One container of an image under
     Always pulls it, whatever the others say."""
-    on_machines = frozenset(
-        {"ghcr.io/a:1", "ghcr.io/b:1", "ghcr.io/c:latest", "ghcr.io/d:2", "ghcr.io/e:1"}
+    on_machines = _held(
+        "ghcr.io/a:1", "ghcr.io/b:1", "ghcr.io/c:latest", "ghcr.io/d:2", "ghcr.io/e:1"
     )
     spec = {
         "initContainers": [{"name": "i", "image": "ghcr.io/e:1", "imagePullPolicy": "Always"}],
@@ -830,8 +837,9 @@ def test_a_machine_s_copy_spares_no_pull_of_an_image_pulled_on_every_start() -> 
             {"name": "e", "image": "ghcr.io/e:1", "imagePullPolicy": "Never"},
         ],
     }
-    assert spared_pulls(spec, on_machines) == frozenset({"ghcr.io/b:1"})
-    assert spared_pulls({}, on_machines) == on_machines
+    no_logins = PodLogins((), {}, complete=True)
+    assert spared_pulls(spec, on_machines, no_logins, {}) == frozenset({"ghcr.io/b:1"})
+    assert spared_pulls({}, on_machines, no_logins, {}) == frozenset()
 
 
 def test_an_image_pulled_on_every_start_is_looked_up_though_a_machine_holds_it() -> None:
@@ -850,7 +858,7 @@ def test_an_image_pulled_on_every_start_is_looked_up_though_a_machine_holds_it()
             {"imagePullSecrets": own, "containers": [{"name": "w", "image": "ghcr.io/t:1"}]},
         ),
     ]
-    pulled = frozenset({"ghcr.io/t:1"})
+    pulled = _held("ghcr.io/t:1")
     wanted = wanted_lookups(templates, {}, secrets, None, Listed(()), pulled)
     assert wanted == [ImageLookup("ghcr.io/t:1", ("regcred",), None)]
     del templates[0]

@@ -49,8 +49,9 @@ class _Item(msgspec.Struct, rename="camel"):
     status: Any = msgspec.UNSET
 
 
-# A machine is read for the fit and its conditions (doctor/knowledge/usage.py FIT_FIELDS): a
-# real one is 5-15 KB of JSON, and every field kept is also walked by the redaction of each read.
+# A machine is read for the fit, its conditions and its kubelet's version (doctor/knowledge/
+# usage.py FIT_FIELDS): a real one is 5-15 KB of JSON, and every field kept is also walked by
+# the redaction of each read.
 class _MachineMetadata(msgspec.Struct):
     name: Any = msgspec.UNSET
     labels: Any = msgspec.UNSET
@@ -87,17 +88,32 @@ class _MachineCondition(msgspec.Struct, rename="camel"):
                 setattr(self, name, sys.intern(value))
 
 
+class _MachineInfo(msgspec.Struct):
+    """Of a machine's nodeInfo, its kubelet's version alone: from 1.35 a kubelet checks a pod's
+    logins before starting it from an image the machine holds
+    (doctor/knowledge/pull_verification.py)."""
+
+    kubelet_version: Any = msgspec.field(default=msgspec.UNSET, name="kubeletVersion")
+
+    def __post_init__(self) -> None:
+        # The machines of a cluster run a version or two: one string for each, not per machine.
+        if isinstance(self.kubelet_version, str):
+            self.kubelet_version = sys.intern(self.kubelet_version)
+
+
 class _MachineStatus(msgspec.Struct):
     capacity: Any = msgspec.UNSET
     allocatable: Any = msgspec.UNSET
     conditions: list[_MachineCondition | _NotAnObject] | _NotAList = msgspec.UNSET
     """Its kubelet's and the node lifecycle controller's word on it: a machine that is down is
     evidence (doctor/knowledge/reports.py)."""
+    node_info: _MachineInfo | _NotAnObject = msgspec.field(default=msgspec.UNSET, name="nodeInfo")
 
 
 class _Node(msgspec.Struct, rename="camel"):
     """A machine as doctor reads it: name, labels, creation, unschedulable, taints, providerID,
-    capacity (a GPU machine's device plugin shows in it), allocatable, conditions."""
+    capacity (a GPU machine's device plugin shows in it), allocatable, conditions, and its
+    kubelet's version."""
 
     api_version: Any = msgspec.UNSET
     kind: Any = msgspec.UNSET

@@ -29,6 +29,12 @@ class _NodeSpec(msgspec.Struct, omit_defaults=True, rename="camel"):
     provider_id: str | None = msgspec.field(default=None, name="providerID")
 
 
+class _NodeInfo(msgspec.Struct, omit_defaults=True, rename="camel"):
+    kubelet_version: str | None = None
+    """From 1.35 the kubelet checks a pod's logins before starting it from an image the
+    machine holds (doctor/knowledge/pull_verification.py), as doctor's image-pull check reads."""
+
+
 class _NodeStatus(msgspec.Struct, omit_defaults=True, rename="camel"):
     capacity: dict[str, Any] | None = None
     """Beside allocatable: the device plugin's unhealthy GPUs are in capacity only
@@ -36,11 +42,13 @@ class _NodeStatus(msgspec.Struct, omit_defaults=True, rename="camel"):
     allocatable: dict[str, Any] | None = None
     conditions: list[dict[str, Any]] | None = None
     """`Ready` (a machine down) and the pressures its kubelet admits by (a handful each)."""
+    node_info: _NodeInfo | None = None
 
 
 class NodeView(msgspec.Struct, omit_defaults=True, rename="camel"):
     """A machine as the capacity check reads it: name, labels, creation, cordon, taints and
-    providerID, capacity, allocatable and conditions."""
+    providerID, capacity, allocatable and conditions; and its kubelet's version, as the
+    image-pull check reads it."""
 
     kind: str = ""
     api_version: str = ""

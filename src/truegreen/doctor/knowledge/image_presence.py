@@ -41,6 +41,12 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
 from truegreen.cluster.redact import UNPARSABLE
 from truegreen.docker_config import LOGIN_KEYS, EntryError, login_entries
+from truegreen.doctor.knowledge.pull_verification import (
+    NO_COPIES,
+    MachineCopies,
+    MachineCopy,
+    kubelets_verify,
+)
 from truegreen.images import (
     DOCKER_HUB,
     ImageReference,
@@ -348,11 +354,60 @@ def pod_logins(
     return PodLogins(names, hosts, complete)
 
 
-def spared_pulls(spec: Mapping[str, Any], on_machines: frozenset[str]) -> frozenset[str]:
-    """Those of the images a machine holds (`on_machines`: `kubelet_pulled`) that a pod of
-    `spec` would start without pulling, so needs no login nor registry for: not one that any
-    of its containers pulls on every start (`Always`: image_manager.go shouldPullImage
-    `case v1.PullAlways: return true`)."""
+def read_keys(secrets: Mapping[str, GetRead]) -> dict[str, frozenset[str]]:
+    """The keyring keys (`keyring_keys`) of each login doctor read that the kubelet reads, by
+    name: what says which of a pod's logins the kubelet may have sent for an image."""
+    found: dict[str, frozenset[str]] = {}
+    for name, read in secrets.items():
+        keys = keyring_keys(read.obj) if isinstance(read, Got) else None
+        if keys is not None:
+            found[name] = keys
+    return found
+
+
+def spared_pulls(
+    spec: Mapping[str, Any],
+    on_machines: MachineCopies,
+    logins: PodLogins,
+    keys: Mapping[str, frozenset[str]],
+) -> frozenset[str]:
+    """Those of the images a pod of `spec` pulls that it would start from a machine's copy
+    (`on_machines`: `kubelet_pulled`), so needs no login nor registry for: not one that any of
+    its containers pulls on every start (`Always`: image_manager.go shouldPullImage
+    `case v1.PullAlways: return true`); and where the kubelets check a pod's logins
+    (`MachineCopies.verified`), only one whose copy the pod's own logins for it (`logins`) let
+    it start from (`_starts_from`). `keys`: the keyring keys of the logins doctor read
+    (`read_keys`)."""
+    found: set[str] = set()
+    for image in _pulled_when_missing(spec):
+        name = parse_image(image).name
+        sent = frozenset(logins.applying_to(name))
+        copies = [copy for copy in on_machines.copies if copy.image == image]
+        starts = (_starts_from(copy, sent, keys, name) for copy in copies)
+        if copies and (not on_machines.verified or any(starts)):
+            found.add(image)
+    return frozenset(found)
+
+
+def _starts_from(
+    copy: MachineCopy, sent: frozenset[str], keys: Mapping[str, frozenset[str]], image_name: str
+) -> bool:
+    """Whether a pod that sends `sent` for `image_name` starts from `copy` where the kubelet
+    checks (pkg/kubelet/images/pullmanager/image_pull_manager.go MustAttemptImagePull): the
+    copy's pod sent no login for it (its logins' keys find none: keyring.go Lookup), so the
+    kubelet recorded it for every pod (NodePodsAccessible); or it sent one that `sent` holds
+    too, by name. A login of that pod doctor did not read may be the one it sent; a pod no
+    longer stored sent logins unknown: no copy of its spares a pull."""
+    if copy.logins is None:
+        return False
+    unread = copy.logins - keys.keys()
+    used = frozenset(applying_logins(sorted(copy.logins - unread), keys, image_name)) | unread
+    return not used or bool(used & sent)
+
+
+def _pulled_when_missing(spec: Mapping[str, Any]) -> list[str]:
+    """The images a pod of `spec` pulls only when its machine lacks them: not one that any of
+    its containers pulls on every start (`Always`)."""
     always: set[str] = set()
     for container in [*o.init_containers(spec), *o.containers(spec)]:
         image = container.get("image")
@@ -362,7 +417,7 @@ def spared_pulls(spec: Mapping[str, Any], on_machines: frozenset[str]) -> frozen
             always.add(str(parse_image(image)))
         except ImageReferenceError:
             continue
-    return on_machines - always
+    return [image for image in pulled_images(spec) if image not in always]
 
 
 def pulled_images(spec: Mapping[str, Any]) -> list[str]:
@@ -400,19 +455,43 @@ KUBELET = "kubelet"
 """The kubelet's Events' source (pkg/kubelet/kubelet.go: EventSource{Component: "kubelet"})."""
 
 
-def kubelet_pulled(pods: ListRead, pulled_events: ListRead | None = None) -> frozenset[str]:
-    """The images (normalised as `pulled_images` names them) that a machine has pulled for a
-    pod of the namespace: a container whose status carries an `imageID` runs, or ran, that
-    image (pkg/kubelet/kuberuntime: the kubelet sets imageID once the image is in place);
-    and an image a kubelet's `Pulled` Event of the namespace names (`event_pulled`), its pod
-    there or gone. That is the kubelet's measurement that a machine holds it, whatever the
-    pod's pull policy; whether that spares another pod a pull is that pod's own policy's say
-    (`spared_pulls`). The image a container status names can be a digest or a normalised
-    name, so the container's own spec says which reference was pulled."""
-    found: set[str] = set(event_pulled(pulled_events))
-    for pod in pods.items if isinstance(pods, Listed) else ():
-        found.update(str(reference) for reference in _pod_pulled(pod))
-    return frozenset(found)
+def kubelet_pulled(
+    pods: ListRead, pulled_events: ListRead | None = None, machines: ListRead | None = None
+) -> MachineCopies:
+    """The images (normalised as `pulled_images` names them) that a machine holds for a pod of
+    the namespace, each with that pod's logins: a container whose status carries an `imageID`
+    runs, or ran, that image (pkg/kubelet/kuberuntime: the kubelet sets imageID once the image
+    is in place); and an image a kubelet's `Pulled` Event of the namespace names
+    (`_kubelet_pulled_events`), pulled there or already present (pkg/kubelet/images/
+    image_manager.go EnsureImageExists), its pod there (its logins are the stored pod's) or
+    gone (unknown). That is the kubelet's measurement that a machine holds it, whatever the
+    pod's pull policy; whether that spares another pod a pull is that pod's own policy's say,
+    and its logins' where the kubelets check them (`spared_pulls`; `machines`: whether they
+    do, `pull_verification.kubelets_verify`; None: not known, as before 1.35). An Event counts
+    however old, while the cluster keeps it (kube-apiserver --event-ttl, 1 h by default), as a
+    stored pod's imageID counts however old its pod is. The image a container status names
+    can be a digest or a normalised name, so the container's own spec says which reference was
+    pulled."""
+    stored = pods.items if isinstance(pods, Listed) else ()
+    copies = {MachineCopy(str(ref), _logins_of(pod)) for pod in stored for ref in _pod_pulled(pod)}
+    named = {str(o.mapping(pod.get("metadata")).get("name", "")): pod for pod in stored}
+    for event in _kubelet_pulled_events(pulled_events):
+        pod = named.get(event.pod)
+        logins = _logins_of(pod) if pod is not None and _same_uid(event.uid, pod) else None
+        copies.add(MachineCopy(str(event.image), logins))
+    return MachineCopies(frozenset(copies), machines is not None and kubelets_verify(machines))
+
+
+def _logins_of(pod: Mapping[str, Any]) -> frozenset[str]:
+    """The names of a stored pod's imagePullSecrets, its account's among them."""
+    return frozenset(o.pull_secret_names(o.mapping(pod.get("spec"))))
+
+
+def _same_uid(uid: str | None, pod: Mapping[str, Any]) -> bool:
+    """An Event naming `uid` is about the stored pod of its name where either carries none or
+    both carry the same: a pod of the same name made later is another."""
+    stored = o.mapping(pod.get("metadata")).get("uid")
+    return uid is None or not stored or uid == stored
 
 
 def _pod_pulled(pod: Mapping[str, Any]) -> list[ImageReference]:
@@ -621,23 +700,12 @@ def own_login(registry: str, pulled: Mapping[str, MachinePull]) -> OwnLogin | No
     return OwnLogin.PULLED if registry in pulled else None
 
 
-def event_pulled(events: ListRead | None) -> frozenset[str]:
-    """The images (normalised) that the kubelet's `Pulled` Events of the namespace name: its
-    word that the image is on the machine of a pod of the namespace, pulled there or already
-    present (pkg/kubelet/images/image_manager.go EnsureImageExists), the same measurement as a
-    container status's imageID, which it sets on both paths. Counted however old, while the
-    cluster keeps the Event (kube-apiserver --event-ttl, 1 h by default), as a stored pod's
-    imageID counts however old its pod is; its pod may be gone (a finished job's pods removed).
-    Only the kubelet's, on a Pod (`_kubelet_pulled_events`). None or unread: nothing (the
-    registry is asked, as before any pull)."""
-    return frozenset(str(e.image) for e in _kubelet_pulled_events(events))
-
-
-def still_to_pull(templates: Iterable[Template], pulled: frozenset[str]) -> bool:
+def still_to_pull(templates: Iterable[Template], pulled: MachineCopies) -> bool:
     """Whether a pod of some template would pull an image that no machine holds for the
     namespace (`pulled`), one it pulls only when missing: the images it pulls on every start
     (`Always`) a machine's copy spares nothing, so the kubelet's word on them changes nothing."""
-    return any(spared_pulls(t.spec, frozenset(pulled_images(t.spec))) - pulled for t in templates)
+    held = pulled.images
+    return any(image not in held for t in templates for image in _pulled_when_missing(t.spec))
 
 
 class MachinePlatform(Struct, frozen=True):
@@ -752,16 +820,17 @@ def wanted_lookups(
     secrets: Mapping[str, GetRead],
     judged: str | None,
     machines: ListRead,
-    pulled: frozenset[str] = frozenset(),
+    pulled: MachineCopies = NO_COPIES,
 ) -> list[ImageLookup]:
     """Every distinct look-up the templates need, in the order asked: the judged training
     job's first, so that a run past MAX_LOOKUPS still asks about the job it judges. None for
     an image a machine has already pulled for the namespace (`kubelet_pulled`) that the
-    template's pods would start without pulling (`spared_pulls`)."""
+    template's pods would start from without pulling (`spared_pulls`)."""
     found: dict[ImageLookup, None] = {}
+    keys = read_keys(secrets)
     for template in sorted(templates, key=lambda t: t.ref != judged):
-        _, lookups = template_lookups_of(template, accounts, secrets, judged, machines)
-        spared = spared_pulls(template.spec, pulled)
+        logins, lookups = template_lookups_of(template, accounts, secrets, judged, machines)
+        spared = spared_pulls(template.spec, pulled, logins, keys)
         found.update(dict.fromkeys(x for x in lookups if x.image not in spared))
     return list(found)
 

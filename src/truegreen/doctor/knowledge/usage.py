@@ -663,13 +663,14 @@ _last_usage = LastAnswer(_converted)
 FIT_FIELDS = {
     "metadata": ("name", "labels", "creationTimestamp"),
     "spec": ("unschedulable", "taints", "providerID"),
-    "status": ("capacity", "allocatable", "conditions"),
+    "status": ("capacity", "allocatable", "conditions", "nodeInfo"),
 }
 """What the fit reads of a machine (fit.py: exclusion and machine_room; gpu_supply.py compares
 a GPU machine's capacity with its allocatable, and tells a machine that has just joined by its
 creation), the providerID that names its cloud
-(stored_pod.py `cloud_of`), and the conditions its kubelet and the node lifecycle controller
-set (reports.py: a machine that is down is evidence)."""
+(stored_pod.py `cloud_of`), the conditions its kubelet and the node lifecycle controller
+set (reports.py: a machine that is down is evidence), and its nodeInfo, of which the list views
+keep the kubelet's version alone (pull_verification.py: from 1.35 it checks a pod's logins)."""
 
 
 def machines_for_fit(nodes: ListRead) -> ListRead:

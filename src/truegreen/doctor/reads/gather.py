@@ -489,7 +489,7 @@ def _ask_registry(
         results(secrets),
         job.ref if job else None,
         machines,
-        kubelet_pulled(pods, pulled_events),
+        kubelet_pulled(pods, pulled_events, machines),
     )
     # Whether a registry the kubelet downloaded from for pods that name no login hands that
     # image to anyone: if not, the machines may log in there on their own (OwnLogin.PULLED).

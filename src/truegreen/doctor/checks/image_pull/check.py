@@ -44,12 +44,15 @@ from truegreen.doctor.knowledge.image_presence import (
     offered_words,
     own_login,
     plain_size,
+    pod_logins,
     pulled_images,
+    read_keys,
     registries_with_credentials,
     spared_pulls,
     template_lookups_of,
     unreadable_entries,
 )
+from truegreen.doctor.knowledge.pull_verification import MachineCopies
 from truegreen.images import (
     DOCKER_HUB,
     ImageReference,
@@ -259,7 +262,8 @@ def check(env: Environment) -> list[Finding]:
     findings += invalid_names(env)
     uses: dict[str, _LoginUse] = {}
     unresolved: list[_Unresolved] = []
-    pulled = kubelet_pulled(env.pods, env.pulled_events)
+    pulled = kubelet_pulled(env.pods, env.pulled_events, env.nodes)
+    keys = read_keys(env.secrets)
     for template in env.templates():
         account_read = env.service_accounts.get(o.service_account_name(template.spec))
         names = login_names(template.spec, account_read)
@@ -276,8 +280,10 @@ def check(env: Environment) -> list[Finding]:
             use = uses.setdefault(name, _LoginUse())
             use.owners.append(template.ref)
             use.registries |= {i.registry for i in images}
-        # An image a machine holds needs no login, unless the pods pull it on every start.
-        spared = spared_pulls(template.spec, pulled)
+        # An image a machine holds needs no login, unless the pods pull it on every start, or
+        # the kubelet checks their logins against the one that put it there.
+        logins = pod_logins(template.spec, account_read, env.secrets)
+        spared = spared_pulls(template.spec, pulled, logins, keys)
         if names:
             unresolved += [
                 _Unresolved(template.ref, i, frozenset(names))
@@ -344,7 +350,7 @@ class _Statement(Struct):
 _NOT_CAPTURED = RegistryAnswer(Presence.NOT_CAPTURED, "the snapshot holds no answer for it")
 
 
-def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
+def _presence(env: Environment, pulled: MachineCopies) -> _Presence:
     """Findings from the registries' answers, for every image of every template whose pods'
     logins doctor saw (a login it could not read, or a damaged one, has its own finding);
     `pulled`: the images a machine has pulled for the namespace (`kubelet_pulled`), of which
@@ -353,6 +359,7 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
     found = _Presence()
     if answers is None:
         return found
+    keys = read_keys(env.secrets)
     judged = env.judged_job()
     statements: dict[tuple[str, str, Presence | OwnLogin | None], _Statement] = {}
     pulled_here = machines_may_log_in(env.pods, env.pulled_events, answers)
@@ -360,7 +367,7 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
         logins, lookups = template_lookups_of(
             template, env.service_accounts, env.secrets, judged.ref if judged else None, env.nodes
         )
-        spared = spared_pulls(template.spec, pulled)
+        spared = spared_pulls(template.spec, pulled, logins, keys)
         for lookup in lookups:
             if lookup.image in spared:  # the kubelet's measurement: no registry was asked
                 line = f"{lookup.image} ({template.owner}): pulled by a machine for a program here"
