@@ -207,7 +207,8 @@ def test_on_delete_is_refused_in_plain_words(env: RefreshEnv, make: Any) -> None
         assert (found["outcome"], code) == ("refused", 2)
         assert found["reason"] == (
             "a restart would change nothing: its pods take a new version only when deleted "
-            "(updateStrategy OnDelete); set updateStrategy RollingUpdate"
+            "(updateStrategy OnDelete); delete them to take it, or set updateStrategy "
+            "RollingUpdate"
         )
         assert found["writes"] == []
     assert env.restarts("ondelete") == 0

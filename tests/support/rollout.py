@@ -287,6 +287,21 @@ class RolloutSimulator:
             self.server.add(self._slot_pod(stored, f"{name}-{node}", update, "ok", {}))
             self._publish_ordered("DaemonSet", namespace, name)
 
+    def delete_pods(self, kind: str, name: str, namespace: str = "train") -> None:
+        """The operator deletes each of a StatefulSet's or DaemonSet's pods (`kubectl delete
+        pod`, the way an `OnDelete` workload takes a new version): its controller makes each
+        again at the update revision from the current template (stateful_set_utils.go
+        `newVersionedStatefulSetPod`; daemon_controller.go `syncNodes`), and the kubelet pulls
+        what the tag names now, Ready; then it writes the status it counts."""
+        with self._lock:
+            stored = self.server.get_object(kind, name, namespace)
+            assert stored is not None
+            update = self._revisions[self._key(stored)][1]
+            for slot in self._slots(stored, every=True):
+                self.server.delete_object("Pod", slot, namespace)
+                self.server.add(self._slot_pod(stored, slot, update, "ok", {}))
+            self._publish_ordered(kind, namespace, name)
+
     def _on_patch(self, server: FakeApiServer, plural: str, obj: Obj) -> None:
         if plural not in ("deployments", *_ORDERED):
             return

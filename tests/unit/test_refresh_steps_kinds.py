@@ -45,7 +45,8 @@ NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 ON_DELETE = Ending(
     Outcome.REFUSED,
     "a restart would change nothing: its pods take a new version only when deleted "
-    "(updateStrategy OnDelete); set updateStrategy RollingUpdate",
+    "(updateStrategy OnDelete); delete them to take it, or set updateStrategy "
+    "RollingUpdate",
 )
 
 

@@ -47,7 +47,7 @@ class Decision(StrEnum):
 
     UP_TO_DATE = "up-to-date"
     RECORD_RUNNING = "record-running"
-    """Nothing recorded yet, and the pods already run the newest digest: record, don't restart."""
+    """The newest digest is not recorded, and the pods already run it: record, don't restart."""
     RESTART = "restart"
     PINNED = "pinned"
     """Digest-pinned by the operator: never restarted; stale-pin findings only."""
@@ -294,8 +294,19 @@ def plan_container(
             "never verified: recorded once they are healthy"
         )
         return replace(plan, decision=Decision.RECORD_RUNNING, reason=why)
-    if current is None and pods_run(pods, name, lookup.all_digests):
-        reason = "first run: the pods already run the newest digest"
+    if not own_pin and pods_run(pods, name, lookup.all_digests):
+        # Every copy already runs the tag's newest digest, whatever is recorded: nothing
+        # recorded yet (a fresh install), or another digest (an operator who moved the
+        # workload to another tag, deleted an OnDelete workload's pods, or ran `kubectl rollout
+        # restart` after the tag moved). A restart would replace them with the same image, or
+        # be refused (OnDelete, a pull policy that is not Always) for ever: recorded instead,
+        # once the table finds the rollout healthy. Refresh's own pin is what the template's
+        # copies run, so a pin behind the tag is pinned again whatever the pods run now.
+        reason = (
+            "first run: the pods already run the newest digest"
+            if current is None
+            else f"the pods already run the newest digest, not the recorded {current[:19]}…"
+        )
         return replace(plan, decision=Decision.RECORD_RUNNING, reason=reason)
     kept_as = "recorded" if current == recorded else "pinned"
     why = (

@@ -85,9 +85,11 @@ class Recorded(StrEnum):
     """Every tracked container has its newest digest recorded."""
     UNVERIFIED = "unverified"
     """Not recorded, and a restart would change nothing: the pods already run the newest digest
-    with nothing recorded yet, or refresh's own pin (--mode pin) already names it."""
+    while nothing, or another digest, is recorded, or refresh's own pin (--mode pin) already
+    names it."""
     BEHIND = "behind"
-    """A restart is due: another digest is recorded, or nothing is and the pods run another."""
+    """A restart is due: nothing or another digest is recorded and some pod runs another, or
+    refresh's own pin names another."""
 
 
 class Running(StrEnum):
@@ -920,7 +922,8 @@ def restart_refusal(
         return Ending(
             Outcome.REFUSED,
             "a restart would change nothing: its pods take a new version only when deleted "
-            "(updateStrategy OnDelete); set updateStrategy RollingUpdate",
+            "(updateStrategy OnDelete); delete them to take it, or set updateStrategy "
+            "RollingUpdate",
         )
     partition = o.integer(o.mapping(update.get("rollingUpdate")).get("partition"), 0)
     if kind_of(deployment) == "StatefulSet" and strategy != "OnDelete" and partition > 0:
