@@ -45,7 +45,7 @@ from truegreen.refresh.plan import (
 from truegreen.refresh.registry import DigestLookup, LookupFailed, LookupFailure
 from truegreen.refresh.report import Outcome
 from truegreen.refresh.template import RESTARTED_AT
-from truegreen.refresh.updates import own_update, updating
+from truegreen.refresh.updates import failed_create, own_update, updating
 from truegreen.rollout import rollout_status
 
 _STUCK_REASONS = {
@@ -575,14 +575,18 @@ def _health(
     are not waited for, unless no pod that stays is listed yet."""
     staying = o.remaining(pods)
     status = rollout_status(deployment, kind_of(deployment))
+    # The controller's own words for a copy it could not make (a quota reached): quoted, so
+    # the operator reads why the rollout does not end without asking the cluster.
+    cause = failed_create(deployment)
+    said = f"; the cluster says {cause}" if cause else ""
     if status.stuck:
-        return Health.FAILING, f"the rollout {status.progress}"
+        return Health.FAILING, f"the rollout {status.progress}{said}"
     latest = latest_restart(o.annotations_of(deployment))
     stuck = stuck_new_pod(staying, marker) or crashed_new_pod(staying, marker, restarts, latest)
     if stuck:
         return Health.FAILING, stuck
     if not status.done:
-        return Health.STARTING, status.progress
+        return Health.STARTING, f"{status.progress}{said}"
     if not staying and any(o.is_terminating(p) for p in pods):
         return Health.STARTING, "only copies on their way out are listed yet"
     wait = o.integer(o.mapping(deployment.get("spec")).get("minReadySeconds"))

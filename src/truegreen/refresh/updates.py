@@ -45,32 +45,61 @@ and keeps while copies come and go (progress.go `syncRolloutStatus`: `isComplete
 
 def updating(workload: Mapping[str, Any], kind: str) -> bool:
     """Whether the controller of a workload (`kind`) whose rollout kubectl calls unfinished, and
-    not stuck, shows an update of its pod template under way: a Deployment with fewer updated
-    copies than desired, or copies of an older template still running ("old replicas are
-    pending termination"), or updated copies not all available while its Progressing condition
-    does not say the rollout completed; a StatefulSet with fewer updated copies than its
-    partition leaves to update, or (partition 0) its currentRevision not yet its updateRevision;
-    a DaemonSet with fewer machines running the updated copy than desired. A copy short of
-    ready or available after the update completed is no update: the tick judges it. A Deployment
-    with no progress deadline has no Progressing condition (the controller removes it) and a
-    DaemonSet counts no revision, so their updated copies not all available yet cannot be told
-    from a copy that stopped being so: no update either."""
+    not stuck, shows an update of its pod template under way, as the controller itself judges
+    it: a Deployment with copies of an older template still running ("old replicas are pending
+    termination"), or whose Progressing condition does not say its latest rollout completed
+    (progress.go `syncRolloutStatus`: `isCompleteDeployment` is every copy updated and the
+    reason `NewReplicaSetAvailable`, which the controller keeps until a new template rolls out,
+    whatever copies come and go); a StatefulSet with a copy it keeps not yet updated (above its
+    partition), or (partition 0) its currentRevision not yet its updateRevision; a DaemonSet
+    with a machine's copy on an older template.
+
+    A copy the controller could not make (a quota reached: the ReplicaSet's `ReplicaFailure`
+    `FailedCreate`, replica_set.go `manageReplicas`, copied to the Deployment by
+    `syncRolloutStatus`; a StatefulSet's or DaemonSet's failed create, stateful_set_control.go,
+    daemon_controller.go `syncNodes`) is no update: it is missing after the update completed, as
+    the controller counts it (stateful_set_utils.go `completeRollingUpdate` compares the copies
+    it has, `status.replicas`). A copy short of ready or available after the update completed is
+    no update either: the tick judges both. A Deployment with no progress deadline has no
+    Progressing condition (the controller removes it): fewer updated copies than desired is an
+    update under way unless its controller says a copy could not be made; its updated copies
+    not all available yet, like a DaemonSet's (which counts no revision), cannot be told from a
+    copy that stopped being so: no update either."""
     spec, status = o.mapping(workload.get("spec")), o.mapping(workload.get("status"))
     if kind == "StatefulSet":
         rolling = o.mapping(o.mapping(spec.get("updateStrategy")).get("rollingUpdate"))
         partition = o.integer(rolling.get("partition"))
-        wanted = o.integer(spec.get("replicas"), 1) - partition
-        if o.integer(status.get("updatedReplicas")) < wanted:
+        replicas = o.integer(spec.get("replicas"), 1)
+        kept = min(replicas, o.integer(status.get("replicas"), replicas))
+        if o.integer(status.get("updatedReplicas")) < kept - partition:
             return True
         return partition == 0 and status.get("currentRevision") != status.get("updateRevision")
     if kind == "DaemonSet":
+        # updateDaemonSetStatus counts, of the machines that should run a copy, those that
+        # have one (currentNumberScheduled) and those whose copy is updated.
         desired = o.integer(status.get("desiredNumberScheduled"))
-        return o.integer(status.get("updatedNumberScheduled")) < desired
+        scheduled = o.integer(status.get("currentNumberScheduled"), desired)
+        return o.integer(status.get("updatedNumberScheduled")) < scheduled
     updated = o.integer(status.get("updatedReplicas"))
-    if updated < o.integer(spec.get("replicas"), 1) or o.integer(status.get("replicas")) > updated:
+    if o.integer(status.get("replicas")) > updated:
         return True
     progressing = o.condition(workload, "Progressing")
-    return progressing is not None and progressing.get("reason") != _COMPLETE
+    if progressing is not None:
+        return progressing.get("reason") != _COMPLETE
+    return updated < o.integer(spec.get("replicas"), 1) and not failed_create(workload)
+
+
+def failed_create(workload: Mapping[str, Any]) -> str:
+    """The cluster's words for a copy a Deployment's controller could not make, or "": its
+    `ReplicaFailure` condition (`FailedCreate: pods "web-…" is forbidden: exceeded quota: …`),
+    which the ReplicaSet controller writes on a failed create (replica_set.go
+    `manageReplicas`/`calculateStatus`) and the Deployment controller copies
+    (progress.go `syncRolloutStatus`, `getReplicaFailures`)."""
+    failure = o.condition(workload, "ReplicaFailure")
+    if failure is None or failure.get("status") != "True":
+        return ""
+    reason, message = str(failure.get("reason") or ""), str(failure.get("message") or "")
+    return ": ".join(part for part in (reason, message) if part)
 
 
 def own_update(
