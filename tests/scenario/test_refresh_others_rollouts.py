@@ -259,3 +259,55 @@ def test_someone_else_s_restart_after_refresh_s_own_stopped_is_left_alone(
     assert restarted.returncode == 0, restarted.stderr
     assert _oracle(env, target) == said
     _left_alone(env, name, "v3")
+
+
+def test_an_old_copy_s_crash_loop_does_not_fail_someone_else_s_update(env: RefreshEnv) -> None:
+    """Deployment `web`, two copies, one of them crash-looping; the operator's fix (`kubectl
+    set env`) is rolling out, well within its progress deadline (Progressing
+    ReplicaSetUpdated), its new copy still being created. The crash loop is the OLD template's
+    copy, which the update replaces (rolling.go `cleanupUnhealthyReplicas` scales old unhealthy
+    copies down first): it says nothing of the update, whose own copies alone could say it
+    failed. Before, refresh took the old copy's crash loop for a failed update and restarted
+    over the operator's rollout, counting an attempt."""
+    env.registry.push_image("r/web", "stable", content="v1")
+    web = deployment("web", container("runner", env.image("r/web", "stable")))
+    web["spec"]["replicas"] = 2
+    env.server.add(web)
+    old = _stored(env, "Deployment", "web")
+    env.simulator.remember(old)
+    env.server.add(env.simulator.make_pod(old, "web-old-0"))
+    env.server.add(env.simulator.make_pod(old, "web-old-1", behaviour="crash"))
+    # The operator's change as the API server stores it (generation moved on), and the
+    # controller's first step: the new ReplicaSet's copy made beside the old ones (maxSurge).
+    fixed = _stored(env, "Deployment", "web")
+    fixed["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "FIX", "value": "1"}]
+    fixed["metadata"]["generation"] = 2
+    env.server.update_object(fixed)
+    fixed = _stored(env, "Deployment", "web")
+    env.simulator.remember(fixed)
+    starting = env.simulator.make_pod(fixed, "web-new-0")
+    for status in starting["status"]["containerStatuses"]:
+        status |= {"state": {"waiting": {"reason": "ContainerCreating"}}, "ready": False}
+        del status["imageID"]
+    for condition in starting["status"]["conditions"]:
+        if condition["type"] in ("Ready", "ContainersReady"):
+            condition["status"] = "False"
+    env.server.add(starting)
+    fixed = _stored(env, "Deployment", "web")
+    fixed["status"] = {
+        "observedGeneration": 2,
+        "replicas": 3,
+        "updatedReplicas": 1,
+        "readyReplicas": 1,
+        "availableReplicas": 1,
+        "unavailableReplicas": 2,
+        "conditions": [
+            {"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated"},
+        ],
+    }
+    env.server.update_object(fixed)
+    assert _oracle(env, "deployment/web") == (
+        'Waiting for deployment "web" rollout to finish: 1 out of 2 new replicas have been '
+        "updated..."
+    )
+    _left_alone(env, "web")

@@ -127,11 +127,17 @@ def test_an_update_under_way_is_someone_else_s_unless_it_is_refresh_s_latest_res
     # Not picked up yet: someone else's, whatever the template carries.
     under_way["status"]["observedGeneration"] = 1
     assert rolling(under_way, []) is True
-    # A copy that crash-loops: a failed rollout, whoever made it; the table decides.
+    # A copy of the update that crash-loops (a StatefulSet's at its updateRevision; a
+    # DaemonSet's, with no template generation to tell them by, any): a failed rollout,
+    # whoever made it; the table decides.
     under_way["status"]["observedGeneration"] = 2
     under_way["metadata"]["annotations"] = {}
     crashing = {"waiting": {"reason": "CrashLoopBackOff"}}
-    pod = {"metadata": {"name": "x-0"}, "status": {"containerStatuses": [{"state": crashing}]}}
+    labels = {"controller-revision-hash": "x-2"}
+    pod = {
+        "metadata": {"name": "x-0", "labels": labels},
+        "status": {"containerStatuses": [{"state": crashing}]},
+    }
     assert rolling(under_way, [pod]) is False
 
 

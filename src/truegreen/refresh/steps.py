@@ -45,7 +45,7 @@ from truegreen.refresh.plan import (
 from truegreen.refresh.registry import DigestLookup, LookupFailed, LookupFailure
 from truegreen.refresh.report import Outcome
 from truegreen.refresh.template import RESTARTED_AT
-from truegreen.refresh.updates import failed_create, own_update, updating
+from truegreen.refresh.updates import failed_create, own_update, update_pods, updating
 from truegreen.rollout import rollout_status
 
 _STUCK_REASONS = {
@@ -787,9 +787,11 @@ def rolling(
     """Someone else's update under way: generation ahead of observedGeneration, or a rollout
     kubectl's `rollout status` calls unfinished (polymorphichelpers/rollout_status.go) while
     its controller shows an update under way (`updating`). A rollout past its progress deadline
-    (kubectl's "exceeded its progress deadline") or with a pod that waits in a state it will
-    not leave by itself (a crash loop, an image the registry refuses) is not under way: it
-    failed, and the tick decides, bounded by the flap guard, as after its own failed restart.
+    (kubectl's "exceeded its progress deadline") or with a pod of the update (`update_pods`:
+    made from the current template) that waits in a state it will not leave by itself (a
+    crash loop, an image the registry refuses) is not under way: it failed, and the tick
+    decides, bounded by the flap guard, as after its own failed restart. An old copy's crash
+    loop says nothing of the update replacing it.
     A Deployment with a progress deadline says itself when its update stopped, so until then
     its update is under way, whoever made it. A StatefulSet, a DaemonSet or a Deployment with
     no deadline never says so (stateful_set_control.go, daemon/update.go, deployment_util.go
@@ -801,8 +803,10 @@ def rolling(
         return True
     kind = kind_of(workload)
     verdict = rollout_status(workload, kind)
-    if verdict.done or verdict.stuck or not verdict.ruled or stuck_new_pod(pods, None):
+    if verdict.done or verdict.stuck or not verdict.ruled:
         return False
+    if stuck_new_pod(update_pods(workload, kind, pods, replica_sets), None):
+        return False  # the update's own copy will not start: it failed
     if not updating(workload, kind):
         return False
     if not stops_unsaid(workload):

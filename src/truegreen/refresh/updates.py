@@ -37,6 +37,15 @@ from truegreen.refresh.template import RESTARTED_AT
 TEMPLATE_HASH: Final = "pod-template-hash"
 """The label the Deployment controller adds to each ReplicaSet's template (apps/v1
 DefaultDeploymentUniqueLabelKey), which two templates are compared without."""
+REVISION_HASH: Final = "controller-revision-hash"
+"""The label a StatefulSet's or DaemonSet's controller puts on each pod: the revision of the
+template it was made from (apps/v1 ControllerRevisionHashLabelKey)."""
+TEMPLATE_GENERATION: Final = "deprecated.daemonset.template.generation"
+"""The DaemonSet annotation the API server moves on with each template change (apps/v1
+DeprecatedTemplateGeneration)."""
+POD_TEMPLATE_GENERATION: Final = "pod-template-generation"
+"""The label a DaemonSet's controller puts on each pod: the template generation it was made
+at (daemon/util/daemonset_util.go `CreatePodTemplate`)."""
 _CONTAINER_LISTS: Final = ("initContainers", "containers")
 _COMPLETE: Final = "NewReplicaSetAvailable"
 """The Progressing reason a Deployment's controller writes once its latest rollout is complete,
@@ -100,6 +109,40 @@ def failed_create(workload: Mapping[str, Any]) -> str:
         return ""
     reason, message = str(failure.get("reason") or ""), str(failure.get("message") or "")
     return ": ".join(part for part in (reason, message) if part)
+
+
+def update_pods(
+    workload: Mapping[str, Any],
+    kind: str,
+    pods: Sequence[Mapping[str, Any]],
+    replica_sets: Sequence[Mapping[str, Any]],
+) -> list[Mapping[str, Any]]:
+    """The pods of the update under way, made from the workload's current template, as its
+    controller tells them: a Deployment's new ReplicaSet's (the one whose template is the
+    Deployment's but for the hash label, deployment_util.go `FindNewReplicaSet`,
+    `EqualIgnoreHash`; `replica_sets`: the Deployment's own); a StatefulSet's at its
+    `updateRevision` (their `controller-revision-hash` label, stateful_set_utils.go
+    `getPodRevision`); a DaemonSet's at its template generation (their `pod-template-generation`
+    label against its `deprecated.daemonset.template.generation` annotation,
+    daemon/util/daemonset_util.go `IsPodUpdated`). An old copy that crash-loops while someone
+    else's update replaces it (rolling.go `cleanupUnhealthyReplicas` scales it down first) says
+    nothing of that update. Where they cannot be told (no such ReplicaSet, revision or
+    generation), every pod."""
+    if kind == "StatefulSet":
+        revision = o.mapping(workload.get("status")).get("updateRevision")
+        if not revision:
+            return list(pods)
+        return [p for p in pods if o.labels_of(p).get(REVISION_HASH) == revision]
+    if kind == "DaemonSet":
+        generation = o.annotations_of(workload).get(TEMPLATE_GENERATION)
+        if not generation:
+            return list(pods)
+        return [p for p in pods if o.labels_of(p).get(POD_TEMPLATE_GENERATION) == generation]
+    current = _plain(o.pod_template(workload))
+    new = [r for r in replica_sets if _plain(o.pod_template(r)) == current]
+    if not new:
+        return list(pods)
+    return [p for p in pods if any(o.controlled_by(p, r) for r in new)]
 
 
 def own_update(
