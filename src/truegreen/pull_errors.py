@@ -14,6 +14,13 @@ Docker Hub's
 the first two, so it is read as neither. A message that says none of these is left to the
 generic finding, quoted.
 
+Two of the runtime's errors the kubelet names itself (image_manager.go `evalCRIPullErr`): a
+container waiting in `RegistryUnavailable` could not reach the registry, one in
+`SignatureValidationFailed` was refused by the machine's signature policy, whatever the words
+after (`failed_pull`); the back-off after either carries the kubelet's words for it
+(`Back-off pulling image %q: RegistryUnavailable: image pull failed for %s because the registry
+is unavailable: …`), read first.
+
 The message is read as doctor reads everything, redacted (cluster/redact.py), as a snapshot
 saves it: the redaction keeps a runtime's error chain word for word (`oauth token: unexpected
 status from POST request to https://ghcr.io/token: 403 Forbidden`: redaction/text.py), so what
@@ -41,6 +48,7 @@ from typing import Any
 from truegreen import kubeobjects as o
 from truegreen.images import DOCKER_HUB, ImageReferenceError, parse_image
 from truegreen.patterns import LazyPattern
+from truegreen.pull_reasons import REGISTRY_UNAVAILABLE, SIGNATURE_VALIDATION_FAILED
 
 
 class PullError(StrEnum):
@@ -51,10 +59,21 @@ class PullError(StrEnum):
     PULL_LIMIT = "pull-limit"
     UNREACHABLE = "unreachable"
     WRONG_PLATFORM = "wrong-platform"
+    SIGNATURE_REFUSED = "signature-refused"
 
 
-# Checked in this order: a pull limit's message also names the manifest it could not fetch.
+_REASONS = {
+    REGISTRY_UNAVAILABLE: PullError.UNREACHABLE,
+    SIGNATURE_VALIDATION_FAILED: PullError.SIGNATURE_REFUSED,
+}
+"""The waiting reasons that say what stopped the pull by themselves (pull_reasons.py)."""
+
+# Checked in this order: the kubelet's own words for the reasons above (image_manager.go
+# `evalCRIPullErr`), which a back-off message repeats; then a pull limit, whose message also
+# names the manifest it could not fetch.
 _PATTERNS = (
+    (PullError.UNREACHABLE, LazyPattern(r"because the registry is unavailable", re.I)),
+    (PullError.SIGNATURE_REFUSED, LazyPattern(r"because the signature validation failed", re.I)),
     (PullError.PULL_LIMIT, LazyPattern(r"toomanyrequests|429 too many requests|rate limit", re.I)),
     (
         PullError.UNREACHABLE,
@@ -138,6 +157,13 @@ def pull_error(message: str, images: Iterable[str] = ()) -> PullError | None:
         if pattern.search(words):
             return error
     return None
+
+
+def failed_pull(reason: str, message: str, images: Iterable[str] = ()) -> PullError | None:
+    """What stopped the pull of a container waiting in `reason` (pull_reasons.py) with the
+    kubelet's `message`: the reason itself where the kubelet named the cause, else the
+    message's words (`pull_error`)."""
+    return _REASONS.get(reason) or pull_error(message, images)
 
 
 def pod_images(pod: Mapping[str, Any]) -> tuple[str, ...]:

@@ -219,6 +219,17 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         ("workloads.registry-unreachable", "fail", "measured"),
     ),
     (
+        # pkg/kubelet/images/image_manager.go evalCRIPullErr: CRI-O's signature policy refused
+        # the image (cri-o server/image_pull.go, crierrors.ErrSignatureValidationFailed).
+        "image signature refused",
+        _wait(
+            "SignatureValidationFailed",
+            message=f"image pull failed for {_REF} because the signature validation failed: "
+            "Source image rejected: A signature was required, but no signature exists",
+        ),
+        ("workloads.image-signature-refused", "fail", "measured"),
+    ),
+    (
         "config error",
         # the reason without the kubelet's message: nothing to quote, the reason's usual cause
         _wait("CreateContainerConfigError", message=""),

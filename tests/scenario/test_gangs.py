@@ -372,8 +372,35 @@ def _volcano_down(doctor: Doctor, plain: str, state: str, where: str) -> None:
             "ImagePullBackOff",
             "can't be started: its image can't be downloaded",
         ),
+        # CRI-O refused the connection: the kubelet's own reason for the failed pull
+        # (image_manager.go evalCRIPullErr, crierrors.ErrRegistryUnavailable).
+        (
+            {
+                "phase": "Pending",
+                "containerStatuses": [
+                    {
+                        "name": "volcano-scheduler",
+                        "ready": False,
+                        "restartCount": 0,
+                        "image": "registry.example.com/volcanosh/vc-scheduler:v1.12.1",
+                        "imageID": "",
+                        "started": False,
+                        "state": {
+                            "waiting": {
+                                "reason": "RegistryUnavailable",
+                                "message": "image pull failed for registry.example.com/"
+                                "volcanosh/vc-scheduler:v1.12.1 because the registry is "
+                                "unavailable",
+                            }
+                        },
+                    }
+                ],
+            },
+            "RegistryUnavailable",
+            "can't be started: its image can't be downloaded",
+        ),
     ],
-    ids=["not-placed", "image-not-pulled"],
+    ids=["not-placed", "image-not-pulled", "registry-unavailable"],
 )
 def test_a_scheduler_whose_pod_is_pending_does_not_run(
     doctor: Doctor, status: Obj, state: str, plain: str

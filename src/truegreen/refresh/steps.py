@@ -20,8 +20,9 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.images import ImageReference, ImageReferenceError
-from truegreen.pull_errors import PullError, pod_images, pull_error
+from truegreen.pull_errors import PullError, failed_pull, pod_images
 from truegreen.pull_policy import PULL_ALWAYS, pull_policy
+from truegreen.pull_reasons import FAILED_PULL_REASONS
 from truegreen.refresh.annotations import (
     ATTEMPTS,
     LATCHED,
@@ -58,19 +59,24 @@ _STUCK_REASONS = {
     ),
 }
 """The waiting states a new pod does not leave by itself, in plain words."""
-_PULL_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff"})
-"""A failed pull (image_manager.go `EnsureImageExists`): the kubelet records it in its back-off
-(`backOff.Next`), says ImagePullBackOff until the back-off ends, then pulls again, and starts
-the container once a pull succeeds. A registry that answered 503 or 429, or could not be
-reached, heals by itself: such a pod is still starting, bounded by the wait's timeout and the
-stopped rule, as any pod not Ready yet."""
+_PULL_REASONS = FAILED_PULL_REASONS
+"""A failed pull (image_manager.go `EnsureImageExists`, truegreen/pull_reasons.py): the
+kubelet records it in its back-off (`backOff.Next`), says ImagePullBackOff until the back-off
+ends, then pulls again, and starts the container once a pull succeeds. A registry that
+answered 503 or 429, or could not be reached (`RegistryUnavailable` too), heals by itself:
+such a pod is still starting, bounded by the wait's timeout and the stopped rule, as any pod
+not Ready yet."""
 _REFUSED_PULLS = {
     PullError.NOT_FOUND: "cannot pull its image: the registry says it does not exist",
     PullError.LOGIN_REFUSED: "cannot pull its image: the registry refused the login",
     PullError.WRONG_PLATFORM: "cannot pull its image: it has no build for its machine's platform",
+    PullError.SIGNATURE_REFUSED: (
+        "cannot pull its image: its machine's signature policy refuses it"
+    ),
 }
-"""The pull failures every retry meets again until someone changes the registry, the login or
-the image, read from the kubelet's message (truegreen/pull_errors.py), in plain words."""
+"""The pull failures every retry meets again until someone changes the registry, the login, the
+image or the machines' signature policy, read from the kubelet's reason and message
+(truegreen/pull_errors.py), in plain words."""
 _MOVING = (Decision.RESTART, Decision.RECORD_RUNNING)
 """The decisions of containers whose newest digest is not recorded yet."""
 
@@ -641,7 +647,8 @@ def stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart | No
             reason = str(waiting.get("reason") or "")
             words = _STUCK_REASONS.get(reason)
             if reason in _PULL_REASONS:
-                refused = pull_error(str(waiting.get("message") or ""), pod_images(pod))
+                message = str(waiting.get("message") or "")
+                refused = failed_pull(reason, message, pod_images(pod))
                 words = _REFUSED_PULLS.get(refused) if refused is not None else None
             if words:
                 which = "new pod" if marker is not None else "pod"

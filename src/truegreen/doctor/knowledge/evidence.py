@@ -22,6 +22,7 @@ from truegreen.doctor.knowledge.reports import event_time, names_an_earlier, nam
 from truegreen.doctor.knowledge.scheduler_name import DEFAULT_SCHEDULER
 from truegreen.doctor.knowledge.training import TrainingJob, indexes_text
 from truegreen.patterns import LazyPattern
+from truegreen.pull_reasons import FAILED_PULL_REASONS
 
 # -- the scheduler ------------------------------------------------------------------------------
 
@@ -629,6 +630,10 @@ _DEADLINE_EXCEEDED = "DeadlineExceeded"
 (pkg/controller/job/job_controller.go)."""
 
 
+_IMAGE_FAILED = FAILED_PULL_REASONS | {"InvalidImageName"}
+"""A container whose image the kubelet could not pull (pull_reasons.py) or name."""
+
+
 def _pod_ending(pod: KubeObject) -> _PodEnding | None:
     """How a failed pod's program ended, when it says (the kubelet's terminated state, the
     pod's eviction: pkg/kubelet/eviction sets reason Evicted, or its deadline: the kubelet's
@@ -667,7 +672,7 @@ def _pod_ending(pod: KubeObject) -> _PodEnding | None:
                     f"{ended.get('exitCode', 137)})",
                 )
         waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
-        if waiting.get("reason") in ("ImagePullBackOff", "ErrImagePull", "InvalidImageName"):
+        if waiting.get("reason") in _IMAGE_FAILED:
             return _PodEnding(
                 Ending.IMAGE,
                 f"pod {name} container {container.get('name')}: {waiting['reason']}",

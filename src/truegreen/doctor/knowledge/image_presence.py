@@ -58,6 +58,7 @@ from truegreen.images import (
 )
 from truegreen.patterns import LazyPattern
 from truegreen.pull_policy import PULL_ALWAYS, PULL_NEVER, pull_policy
+from truegreen.pull_reasons import FAILED_PULL_REASONS
 
 MAX_LOOKUPS = 64
 """Distinct look-ups one run makes at most; the rest are reported as not looked up. A
@@ -438,7 +439,7 @@ def pulled_images(spec: Mapping[str, Any]) -> list[str]:
     return found
 
 
-_PULL_FAILING = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName"})
+_PULL_FAILING = FAILED_PULL_REASONS | {"InvalidImageName"}
 PULLED_EVENTS = {"reason": "Pulled"}
 """The field selector of the kubelet's `Pulled` Events (events accept `reason`:
 pkg/registry/core/event/strategy.go ToSelectableFields; pkg/kubelet/events/event.go

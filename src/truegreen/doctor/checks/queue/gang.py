@@ -40,6 +40,7 @@ from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge import gangs as g
 from truegreen.doctor.knowledge import yunikorn as yk
 from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.pull_reasons import FAILED_PULL_REASONS
 from truegreen.quantity import CPU, MEMORY, PODS, Resources, format_amount
 
 _MALFORMED = CantRead(ReadFailure.MALFORMED, "the running pods' summary is not of its shape")
@@ -418,7 +419,7 @@ def _plain_state(down: g.DownPod) -> str:
     """A pod's state in an operator's words; the state as written stays in the details."""
     if down.reason == "CrashLoopBackOff":
         return "keeps crashing" + (f" ({down.restarted})" if down.restarted else "")
-    if down.reason in ("ErrImagePull", "ImagePullBackOff"):
+    if down.reason in FAILED_PULL_REASONS:
         return "can't be started: its image can't be downloaded"
     if down.reason == "Pending":
         return "hasn't been started on any machine yet"

@@ -18,6 +18,7 @@ from truegreen.doctor.checks.workloads.words import (
     IMAGE_LOGIN_REFUSED,
     IMAGE_NOT_IN_REGISTRY,
     IMAGE_PULL_LIMIT,
+    IMAGE_SIGNATURE_REFUSED,
     IMAGE_WRONG_PLATFORM,
     JOB_EMPTY,
     JOB_PAUSED,
@@ -74,6 +75,7 @@ from truegreen.doctor.knowledge.training import (
 from truegreen.images import ImageReferenceError, parse_image
 from truegreen.kubectl import Kubectl
 from truegreen.plain_words import with_article
+from truegreen.pull_reasons import FAILED_PULL_REASONS
 from truegreen.quantity import (
     EPHEMERAL_STORAGE,
     QuantityError,
@@ -88,7 +90,7 @@ if TYPE_CHECKING:
 
 CHECK = CheckId.WORKLOADS
 _CRASHING = {"CrashLoopBackOff"}
-_IMAGE_FAILING = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName"}
+_IMAGE_FAILING = FAILED_PULL_REASONS | {"InvalidImageName"}
 """The kubelet's waits on an image it could not download or name. Not `ErrImageNeverPull`: with
 pull policy Never nothing is downloaded (image_manager.go EnsureImageExists), so that wait is
 quoted as any other error of the kubelet's is."""
@@ -113,6 +115,7 @@ def _pull_codes() -> dict["PullError", str]:
         PullError.PULL_LIMIT: IMAGE_PULL_LIMIT,
         PullError.UNREACHABLE: REGISTRY_UNREACHABLE,
         PullError.WRONG_PLATFORM: IMAGE_WRONG_PLATFORM,
+        PullError.SIGNATURE_REFUSED: IMAGE_SIGNATURE_REFUSED,
     }
 
 
@@ -255,14 +258,14 @@ def _pod_problem(
             )
         if reason in _IMAGE_FAILING:
             from truegreen.doctor.knowledge.pull_errors import last_pull_failure
-            from truegreen.pull_errors import pod_images, pull_error
+            from truegreen.pull_errors import failed_pull, pod_images
 
             image = str(container.get("image", ""))
             message = str(waiting.get("message", ""))
             detail = f"pod {name} container {cname}: {reason}: {message}"
             said = (
-                pull_error(message, pod_images(pod))
-                if reason in ("ErrImagePull", "ImagePullBackOff")
+                failed_pull(reason, message, pod_images(pod))
+                if reason in FAILED_PULL_REASONS
                 else None
             )
             if said is None and reason == "ImagePullBackOff":
@@ -299,8 +302,8 @@ def _pod_problem(
                 return _PodProblem(WONT_START, Status.FAIL, Basis.MEASURED, detail, fields)
             return _PodProblem(SETTING_MISSING, Status.FAIL, Basis.MEASURED, detail, (describe,))
         if failing_wait(reason):
-            # a kubelet error no rule names (ImageInspectError, PreStartHookError,
-            # SignatureValidationFailed, …): its reason and message in its own words
+            # a kubelet error no rule names (ImageInspectError, PreStartHookError, …): its
+            # reason and message in its own words
             message = str(waiting.get("message", ""))
             words = f"{reason}: {message}" if message.strip() else reason
             detail = f"pod {name} container {cname}: {words}"

@@ -19,6 +19,7 @@ IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
 IMAGE_PULL_LIMIT: Final = "workloads.image-pull-limit"
 REGISTRY_UNREACHABLE: Final = "workloads.registry-unreachable"
 IMAGE_WRONG_PLATFORM: Final = "workloads.image-wrong-platform"
+IMAGE_SIGNATURE_REFUSED: Final = "workloads.image-signature-refused"
 SETTING_MISSING: Final = "workloads.setting-missing"
 SETTING_NAMED_MISSING: Final = "workloads.named-setting-missing"
 WONT_START: Final = "workloads.container-wont-start"
@@ -104,6 +105,12 @@ WORDS: Final[dict[str, Wording]] = {
         "Build the image for that processor too and push it under the same name (one image "
         "for several processors), or keep the work off such machines; {command} shows the "
         "download error.",
+    ),
+    IMAGE_SIGNATURE_REFUSED: Wording(
+        "{workload} can't download its image {image}: the machine {machine} refused it, as "
+        "its rules for image signatures don't accept it.",
+        "Sign the image as the machines' signature rules ask, or change those rules for "
+        "{registry}; {command} shows the machine's words.",
     ),
     REGISTRY_UNREACHABLE: Wording(
         "{workload} can't download its image {image}: the machines can't reach {registry}.",

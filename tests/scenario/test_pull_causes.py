@@ -1,0 +1,109 @@
+"""What stopped a machine's pull, read as the kubelet and the container runtime mean it.
+
+Each message is written as the runtime and the kubelet write it: the kubelet's waiting reason
+and message (pkg/kubelet/images/image_manager.go `EnsureImageExists`, `evalCRIPullErr`; from
+1.30 the back-off repeats the last error: `Back-off pulling image %q: %s`), the runtime's error
+inside (containerd pull.go, remotes/docker resolver.go and authorizer.go; CRI-O
+server/image_pull.go over containers/image).
+"""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import Doctor
+from tests.scenario.test_cluster_reports import event
+from tests.support.scenarios import Obj, find, healthy
+
+REF = "registry.example.com/ml/jobs-manager:1.5"
+
+
+def _failing(reason: str, message: str, *, events: tuple[tuple[str, timedelta], ...] = ()) -> Any:
+    """The jobs-manager's copy waits in `reason` pulling REF with the kubelet's `message`,
+    and the kubelet's `Failed` Warning Events about it: (message, age) each."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        pod = find(objects, "Pod", "jobs-manager-abc12")
+        pod["spec"]["containers"][0]["image"] = REF
+        pod["status"]["phase"] = "Pending"
+        pod["status"]["containerStatuses"][0].update(
+            {
+                "image": REF,
+                "imageID": "",
+                "ready": False,
+                "state": {"waiting": {"reason": reason, "message": message}},
+            }
+        )
+        said = [event(now, pod, "Failed", words, "kubelet", age=age) for words, age in events]
+        return [*objects, *said]
+
+    return build
+
+
+def _pull_finding(doctor: Doctor, *args: str) -> tuple[dict[str, Any], int]:
+    result = doctor.live("--no-registry", "-o", "json", *args)
+    finding = next(
+        f for f in result.json()["findings"] if f["check"] == "workloads" and f["status"] == "fail"
+    )
+    return finding, result.exit_code
+
+
+CRIO_REFUSED = (
+    f"initializing source docker://{REF}: pinging container registry registry.example.com: "
+    'Get "https://registry.example.com/v2/": dial tcp 10.0.0.7:443: connect: connection refused'
+)
+"""containers/image's words for a registry that refused the connection (docker_client.go
+`pinging container registry %s: %w`), which CRI-O wraps as RegistryUnavailable."""
+UNAVAILABLE = f"image pull failed for {REF} because the registry is unavailable: {CRIO_REFUSED}"
+"""The kubelet's message for it (image_manager.go `evalCRIPullErr`)."""
+UNSIGNED = (
+    f"image pull failed for {REF} because the signature validation failed: Source image "
+    "rejected: A signature was required, but no signature exists"
+)
+"""The kubelet's message for an image CRI-O's signature policy refused (`evalCRIPullErr`
+around containers/image signature/policy_eval_signedby.go)."""
+
+
+@pytest.mark.parametrize(
+    ("reason", "message", "code"),
+    [
+        # cri-o server/image_pull.go `PullImage`: a refused connection becomes
+        # `crierrors.ErrRegistryUnavailable`, the kubelet's waiting reason.
+        pytest.param(
+            "RegistryUnavailable", UNAVAILABLE, "workloads.registry-unreachable", id="unavailable"
+        ),
+        # The same with the runtime's words cut short: the reason alone says it.
+        pytest.param(
+            "RegistryUnavailable",
+            f"image pull failed for {REF} because the registry is unavailable",
+            "workloads.registry-unreachable",
+            id="unavailable-reason-alone",
+        ),
+        pytest.param(
+            "SignatureValidationFailed",
+            UNSIGNED,
+            "workloads.image-signature-refused",
+            id="signature",
+        ),
+        # From 1.30 the back-off repeats the reason and message of the pull before it.
+        pytest.param(
+            "ImagePullBackOff",
+            f'Back-off pulling image "{REF}": SignatureValidationFailed: {UNSIGNED}',
+            "workloads.image-signature-refused",
+            id="signature-back-off",
+        ),
+    ],
+)
+def test_the_kubelet_s_own_pull_reasons_are_failed_pulls(
+    doctor: Doctor, reason: str, message: str, code: str
+) -> None:
+    """Not a program that can't start: the pull failed, and its remedy is the registry's or
+    the signature's, never the image's command."""
+    doctor.load(_failing(reason, message))
+    finding, exit_code = _pull_finding(doctor)
+    assert (finding["code"], finding["basis"]) == (code, "measured"), finding["headline"]
+    assert "the image's command" not in finding["remedy"], finding["remedy"]
+    assert any(d.endswith(f"{reason}: {message}") for d in finding["details"]), finding["details"]
+    assert exit_code == 2
