@@ -5,14 +5,14 @@ The kubelet reports a failed pull as the container's waiting reason `ErrImagePul
 with the container runtime's error as the message. The runtime's words follow the registry's
 answer (distribution-spec error codes, containerd's and CRI-O's resolver): a missing image or
 tag (`not found`, `manifest unknown`), a refused login (`401 Unauthorized`, `403 Forbidden`,
-`denied`), the registry's pull limit (`429 Too Many Requests`, `toomanyrequests`), a registry
-the machine cannot reach (`no such host`, `i/o timeout`, `connection refused`), an image with
-no build for the machine's processor (the runtime found the image's index but no entry for the
-machine's platform; its words end `not found` too, so this is read before a missing image).
-Docker Hub's
-`pull access denied, repository does not exist or may require authorization` says either of
-the first two, so it is read as neither. A message that says none of these is left to the
-generic finding, quoted.
+`denied`), a registry that wants a login the pull did not send (containerd's `failed to fetch
+anonymous token`, refused), the registry's pull limit (`429 Too Many Requests`,
+`toomanyrequests`), a registry the machine cannot reach (`no such host`, `i/o timeout`,
+`connection refused`), an image with no build for the machine's processor (the runtime found
+the image's index but no entry for the machine's platform; its words end `not found` too, so
+this is read before a missing image). Docker Hub's `pull access denied, repository does not
+exist or may require authorization` says either a missing image or a refused login, so it is
+read as neither. A message that says none of these is left to the generic finding, quoted.
 
 Two of the runtime's errors the kubelet names itself (image_manager.go `evalCRIPullErr`): a
 container waiting in `RegistryUnavailable` could not reach the registry, one in
@@ -56,6 +56,7 @@ class PullError(StrEnum):
 
     NOT_FOUND = "not-found"
     LOGIN_REFUSED = "login-refused"
+    LOGIN_NEEDED = "login-needed"
     PULL_LIMIT = "pull-limit"
     UNREACHABLE = "unreachable"
     WRONG_PLATFORM = "wrong-platform"
@@ -82,6 +83,13 @@ _PATTERNS = (
             r"|tls handshake timeout|no route to host",
             re.I,
         ),
+    ),
+    # containerd remotes/docker/authorizer.go `doBearerAuth`: with no login for the registry
+    # (no secret) it asks the token service anonymously, `failed to fetch anonymous token: %w`;
+    # refused, the registry wants a login the pull never sent. A refused login is `oauth token`.
+    (
+        PullError.LOGIN_NEEDED,
+        LazyPattern(r"fetch anonymous token: .*\b(?:401 unauthorized|403 forbidden)\b", re.I),
     ),
     (
         PullError.LOGIN_REFUSED,

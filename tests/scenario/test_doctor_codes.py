@@ -199,6 +199,18 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         ("workloads.image-login-refused", "fail", "measured"),
     ),
     (
+        # containerd remotes/docker/authorizer.go doBearerAuth: no login for the registry, the
+        # token asked for anonymously, and refused.
+        "image login needed",
+        _wait(
+            "ErrImagePull",
+            message=f"{_PULL} failed to authorize: failed to fetch anonymous token: unexpected "
+            "status from GET request to https://registry.example.com/token?scope=repository"
+            "%3Ajobs-manager%3Apull&service=registry.example.com: 401 Unauthorized",
+        ),
+        ("workloads.image-login-needed", "fail", "measured"),
+    ),
+    (
         "image pull limit",
         _wait(
             "ImagePullBackOff",

@@ -107,3 +107,46 @@ def test_the_kubelet_s_own_pull_reasons_are_failed_pulls(
     assert "the image's command" not in finding["remedy"], finding["remedy"]
     assert any(d.endswith(f"{reason}: {message}") for d in finding["details"]), finding["details"]
     assert exit_code == 2
+
+
+GHCR = "ghcr.io/acme/jobs-manager:1.5"
+
+
+def test_a_registry_that_wants_a_login_none_was_sent_for_is_told_to_get_one(
+    doctor: Doctor,
+) -> None:
+    """The copy names no registry login, so containerd asks ghcr.io's token service without one
+    (remotes/docker/authorizer.go `doBearerAuth`: no secret, `FetchToken` by GET, `failed to
+    fetch anonymous token: %w`; core/remotes/errors `unexpected status from %s request to
+    %s: %s`): there is no login to check, one is missing."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        deployment = find(objects, "Deployment", "jobs-manager")["spec"]["template"]["spec"]
+        pod = find(objects, "Pod", "jobs-manager-abc12")
+        for spec in (deployment, pod["spec"]):
+            spec.pop("imagePullSecrets", None)
+            spec["containers"][0]["image"] = GHCR
+        pod["status"]["phase"] = "Pending"
+        message = (
+            f'failed to pull and unpack image "{GHCR}": failed to resolve reference "{GHCR}": '
+            "failed to authorize: failed to fetch anonymous token: unexpected status from GET "
+            "request to https://ghcr.io/token?scope=repository%3Aacme%2Fjobs-manager%3Apull"
+            "&service=ghcr.io: 401 Unauthorized"
+        )
+        pod["status"]["containerStatuses"][0].update(
+            {
+                "image": GHCR,
+                "imageID": "",
+                "ready": False,
+                "state": {"waiting": {"reason": "ErrImagePull", "message": message}},
+            }
+        )
+        return objects
+
+    doctor.load(build)
+    finding, exit_code = _pull_finding(doctor)
+    assert finding["code"] == "workloads.image-login-needed", finding["headline"]
+    assert finding["headline"].endswith("ghcr.io wants a login, and the download sent none.")
+    assert "refused the login" not in finding["headline"]
+    assert exit_code == 2

@@ -172,7 +172,7 @@ HUB_SCOPE = "scope=repository%3Alibrary%2Fmysql%3Apull&service=registry.docker.i
                 "401 Unauthorized",
                 "anonymous",
             ),
-            "workloads.image-login-refused",
+            "workloads.image-login-needed",
             id="containerd-anonymous-401",
         ),
         # CRI-O (containers/image docker_client.go `reading manifest %s in %s: %w`) quoting

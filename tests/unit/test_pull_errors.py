@@ -234,7 +234,7 @@ def test_a_pod_s_images_are_its_spec_s_and_its_statuses() -> None:
             f"{PULL} failed to authorize: failed to fetch anonymous token: unexpected status "
             "from GET request to https://auth.docker.io/token?scope=repository%3Alibrary%2F"
             "mysql%3Apull&service=registry.docker.io: 401 Unauthorized",
-            PullError.LOGIN_REFUSED,
+            PullError.LOGIN_NEEDED,
             id="containerd-anonymous-401",
         ),
         pytest.param(

@@ -69,6 +69,7 @@ not Ready yet."""
 _REFUSED_PULLS = {
     PullError.NOT_FOUND: "cannot pull its image: the registry says it does not exist",
     PullError.LOGIN_REFUSED: "cannot pull its image: the registry refused the login",
+    PullError.LOGIN_NEEDED: "cannot pull its image: the registry wants a login and none was sent",
     PullError.WRONG_PLATFORM: "cannot pull its image: it has no build for its machine's platform",
     PullError.SIGNATURE_REFUSED: (
         "cannot pull its image: its machine's signature policy refuses it"

@@ -15,6 +15,7 @@ from truegreen.doctor.checks.workloads.runtime_needs import SHM_FIX, SHM_PATH, s
 from truegreen.doctor.checks.workloads.words import (
     CRASH_LOOP,
     IMAGE_DOWNLOAD_FAILING,
+    IMAGE_LOGIN_NEEDED,
     IMAGE_LOGIN_REFUSED,
     IMAGE_NOT_IN_REGISTRY,
     IMAGE_PULL_LIMIT,
@@ -112,6 +113,7 @@ def _pull_codes() -> dict["PullError", str]:
     return {
         PullError.NOT_FOUND: IMAGE_NOT_IN_REGISTRY,
         PullError.LOGIN_REFUSED: IMAGE_LOGIN_REFUSED,
+        PullError.LOGIN_NEEDED: IMAGE_LOGIN_NEEDED,
         PullError.PULL_LIMIT: IMAGE_PULL_LIMIT,
         PullError.UNREACHABLE: REGISTRY_UNREACHABLE,
         PullError.WRONG_PLATFORM: IMAGE_WRONG_PLATFORM,

@@ -16,6 +16,7 @@ TRY_OUT_OF_MEMORY: Final = "workloads.try-out-of-memory"
 IMAGE_DOWNLOAD_FAILING: Final = "workloads.image-download-failing"
 IMAGE_NOT_IN_REGISTRY: Final = "workloads.image-not-in-registry"
 IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
+IMAGE_LOGIN_NEEDED: Final = "workloads.image-login-needed"
 IMAGE_PULL_LIMIT: Final = "workloads.image-pull-limit"
 REGISTRY_UNREACHABLE: Final = "workloads.registry-unreachable"
 IMAGE_WRONG_PLATFORM: Final = "workloads.image-wrong-platform"
@@ -91,6 +92,12 @@ WORDS: Final[dict[str, Wording]] = {
         "{workload} can't download its image {image}: {registry} refused the login.",
         "Check that the registry login it uses holds valid credentials for {registry}; "
         "{command} shows the registry's words.",
+    ),
+    IMAGE_LOGIN_NEEDED: Wording(
+        "{workload} can't download its image {image}: {registry} wants a login, and the "
+        "download sent none.",
+        "Create a registry login for {registry} and name it in the workload's settings, or "
+        "add {registry} to the login it names; {command} shows the registry's words.",
     ),
     IMAGE_PULL_LIMIT: Wording(
         "{workload} can't download its image {image}: {registry} allows only so many downloads, "

@@ -1,0 +1,73 @@
+"""What the runtime's words say stopped a pull (truegreen/pull_errors.py), and which of those
+refresh counts as a pull no retry heals (refresh/steps.py `_REFUSED_PULLS`), value by value.
+
+Messages as containerd writes them: pull.go `failed to pull and unpack image %q`, `failed to
+resolve reference %q`; remotes/docker resolver.go `failed to authorize: %w`; authorizer.go
+`doBearerAuth`, `failed to fetch anonymous token: %w` (no login for the registry: the token
+asked for by GET without one) or `failed to fetch oauth token: %w` (a login, POSTed);
+core/remotes/errors `unexpected status from %s request to %s: %s`.
+"""
+
+import pytest
+
+from truegreen.pull_errors import PullError, pull_error
+from truegreen.refresh.annotations import PendingRestart
+from truegreen.refresh.steps import stuck_new_pod
+from truegreen.refresh.template import RESTARTED_AT
+
+IMAGE = "registry.example.com/team/runner:stable"
+PULL = f'failed to pull and unpack image "{IMAGE}": failed to resolve reference "{IMAGE}":'
+TOKEN = "https://registry.example.com/token?scope=repository%3Ateam%2Frunner%3Apull"
+STAMP = "2026-11-30T12:00:00.000001Z"
+MARKER = PendingRestart({"runner": f"sha256:{'1' * 64}"}, STAMP)
+
+
+def _anonymous(status: str) -> str:
+    return (
+        f"{PULL} failed to authorize: failed to fetch anonymous token: unexpected status from "
+        f"GET request to {TOKEN}: {status}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        (_anonymous("401 Unauthorized"), PullError.LOGIN_NEEDED),
+        (_anonymous("403 Forbidden"), PullError.LOGIN_NEEDED),
+        # The token service out of reach or limiting: what stopped it is that, not the login.
+        (
+            f'{PULL} failed to authorize: failed to fetch anonymous token: Get "{TOKEN}": '
+            "dial tcp 10.0.0.7:443: i/o timeout",
+            PullError.UNREACHABLE,
+        ),
+        (_anonymous("429 Too Many Requests"), PullError.PULL_LIMIT),
+        (
+            f"{PULL} failed to authorize: failed to fetch oauth token: unexpected status from "
+            "POST request to https://registry.example.com/token: 401 Unauthorized",
+            PullError.LOGIN_REFUSED,
+        ),
+    ],
+)
+def test_a_token_refused_to_no_login_is_a_login_needed(message: str, said: PullError) -> None:
+    assert pull_error(message, [IMAGE]) is said
+
+
+def _new_pod(message: str) -> dict[str, object]:
+    """refresh's new pod (its restart stamp), its runner waiting in ErrImagePull."""
+    waiting = {"reason": "ErrImagePull", "message": message}
+    return {
+        "metadata": {"name": "new", "annotations": {RESTARTED_AT: STAMP}},
+        "spec": {"containers": [{"name": "runner", "image": IMAGE}]},
+        "status": {
+            "phase": "Pending",
+            "containerStatuses": [{"name": "runner", "state": {"waiting": waiting}}],
+        },
+    }
+
+
+def test_refresh_counts_a_login_needed_as_a_pull_no_retry_heals() -> None:
+    """Every retry asks without a login again until someone names one."""
+    assert stuck_new_pod([_new_pod(_anonymous("401 Unauthorized"))], MARKER) == (
+        "new pod new cannot pull its image: the registry wants a login and none was sent "
+        "(ErrImagePull)"
+    )
