@@ -10,9 +10,11 @@ anonymous token`, refused), the registry's pull limit (`429 Too Many Requests`,
 `toomanyrequests`), a registry the machine cannot reach (`no such host`, `i/o timeout`,
 `connection refused`), an image with no build for the machine's processor (the runtime found
 the image's index but no entry for the machine's platform; its words end `not found` too, so
-this is read before a missing image). Docker Hub's `pull access denied, repository does not
-exist or may require authorization` says either a missing image or a refused login, so it is
-read as neither. A message that says none of these is left to the generic finding, quoted.
+this is read before a missing image), a piece missing from the machine's own copy
+(containerd's `content digest …: not found`, read before a missing image too). Docker Hub's
+`pull access denied, repository does not exist or may require authorization` says either a
+missing image or a refused login, so it is read as neither. A message that says none of these
+is left to the generic finding, quoted.
 
 Two of the runtime's errors the kubelet names itself (image_manager.go `evalCRIPullErr`): a
 container waiting in `RegistryUnavailable` could not reach the registry, one in
@@ -61,6 +63,7 @@ class PullError(StrEnum):
     UNREACHABLE = "unreachable"
     WRONG_PLATFORM = "wrong-platform"
     SIGNATURE_REFUSED = "signature-refused"
+    COPY_DAMAGED = "copy-damaged"
 
 
 _REASONS = {
@@ -108,6 +111,18 @@ _PATTERNS = (
             r"no match for platform in manifest|no image found in (?:image index|manifest list) "
             r"for architecture|no matching manifest for \S+ in the manifest list entries",
             re.I,
+        ),
+    ),
+    # containerd's own store on the machine lacks a piece of the image it had recorded: its
+    # metadata store's `content digest %v: %w` (metadata/content.go, errdefs.ErrNotFound) or
+    # its blob store's `blob %s expected at %s: %w` around `blob not found: %w`
+    # (content/local/store.go ReaderAt, OpenReader), while unpacking
+    # or extracting a layer (containerd#3604, #3937, #8674). The registry resolved the image;
+    # its `not found` is not the registry's, so this is read before a missing image.
+    (
+        PullError.COPY_DAMAGED,
+        LazyPattern(
+            r"content digest \S+: not found|blob \S+ expected at \S+: blob not found", re.I
         ),
     ),
     (PullError.NOT_FOUND, LazyPattern(r"\bnot found\b|manifest unknown|name unknown", re.I)),

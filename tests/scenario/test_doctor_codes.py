@@ -190,6 +190,17 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         ("workloads.image-wrong-platform", "fail", "measured"),
     ),
     (
+        # containerd#3604: containerd's own store lacks a piece (metadata/content.go).
+        "image copy damaged on the machine",
+        _wait(
+            "ErrImagePull",
+            message=f'failed to pull and unpack image "{_REF}": failed to unpack image on '
+            "snapshotter overlayfs: content digest sha256:0c18b88b8db3c193eefeede31a80d5d0c85030"
+            "6076b7166910ed239685dd20b0: not found",
+        ),
+        ("workloads.image-copy-damaged", "fail", "measured"),
+    ),
+    (
         "image login refused",
         _wait(
             "ErrImagePull",

@@ -150,3 +150,40 @@ def test_a_registry_that_wants_a_login_none_was_sent_for_is_told_to_get_one(
     assert finding["headline"].endswith("ghcr.io wants a login, and the download sent none.")
     assert "refused the login" not in finding["headline"]
     assert exit_code == 2
+
+
+LAYER = "sha256:4dcab49015d47e8f300ec33400a02cebc7b54cadd09c37e49eccbc655279da90"
+BLOB = "sha256:51f5c6a04d83efd2d45c5fd59537218924bc46705e3de6ffc8bc07b51481610b"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # containerd#3604 (unpack.go over metadata/content.go checkAccess `content digest %v:
+        # %w`), as the kubelet quotes it with the gRPC code.
+        pytest.param(
+            f'rpc error: code = NotFound desc = failed to pull and unpack image "{REF}": failed '
+            f"to unpack image on snapshotter overlayfs: content digest {BLOB}: not found",
+            id="unpack",
+        ),
+        # containerd#8674: applying a layer (diff/apply), its reader from the content store.
+        pytest.param(
+            f'failed to pull and unpack image "{REF}": failed to extract layer {LAYER}: failed '
+            f"to get reader from content store: content digest {BLOB}: not found",
+            id="extract-layer",
+        ),
+    ],
+)
+def test_a_piece_missing_from_the_machine_s_own_copy_is_not_the_registry_s_answer(
+    doctor: Doctor, message: str
+) -> None:
+    """The registry resolved the image; containerd's store on the machine lacks a piece of
+    it. "Push it" would not help: the machine's copy is the one to remove."""
+    doctor.load(_failing("ErrImagePull", message))
+    finding, exit_code = _pull_finding(doctor)
+    assert (finding["code"], finding["basis"]) == ("workloads.image-copy-damaged", "measured"), (
+        finding["headline"]
+    )
+    assert "push" not in finding["remedy"], finding["remedy"]
+    assert any(d.endswith(f"ErrImagePull: {message}") for d in finding["details"])
+    assert exit_code == 2

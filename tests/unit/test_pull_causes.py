@@ -71,3 +71,48 @@ def test_refresh_counts_a_login_needed_as_a_pull_no_retry_heals() -> None:
         "new pod new cannot pull its image: the registry wants a login and none was sent "
         "(ErrImagePull)"
     )
+
+
+DIGEST = "sha256:" + "0123456789abcdef" * 4
+UNPACK = (
+    f"{PULL} failed to unpack image on snapshotter overlayfs: content digest {DIGEST}: not found"
+)
+"""containerd's metadata store lacking a piece it recorded (metadata/content.go `content digest
+%v: %w`, containerd#3604)."""
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        (UNPACK, PullError.COPY_DAMAGED),
+        (
+            f"{PULL} failed to extract layer {DIGEST}: failed to get reader from content store: "
+            f"content digest {DIGEST}: not found",
+            PullError.COPY_DAMAGED,
+        ),
+        # content/local/store.go ReaderAt and OpenReader: the blob file itself gone from the
+        # machine (`blob %s expected at %s: %w` around `blob not found: %w`).
+        (
+            f"{PULL} failed to extract layer {DIGEST}: failed to get reader from content store: "
+            f"blob {DIGEST} expected at /var/lib/containerd/io.containerd.content.v1.content/"
+            f"blobs/sha256/{DIGEST[7:]}: blob not found: not found",
+            PullError.COPY_DAMAGED,
+        ),
+        # The registry's own 404 for a blob (remotes/docker/fetcher.go `content at %v not
+        # found: %w`) is still the registry's answer.
+        (
+            f"{PULL} failed to copy: httpReadSeeker: failed open: content at https://registry"
+            f".example.com/v2/team/runner/blobs/{DIGEST} not found: not found",
+            PullError.NOT_FOUND,
+        ),
+    ],
+)
+def test_a_piece_missing_from_the_machine_s_copy_is_told_from_the_registry_s_404(
+    message: str, said: PullError
+) -> None:
+    assert pull_error(message, [IMAGE]) is said
+
+
+def test_refresh_waits_out_a_piece_missing_from_the_machine_s_copy() -> None:
+    """No registry said the image is missing: still starting, bounded by the wait."""
+    assert stuck_new_pod([_new_pod(UNPACK)], MARKER) == ""

@@ -14,6 +14,7 @@ from truegreen.doctor.checks.workloads.memory import failed_tries, restarted_aft
 from truegreen.doctor.checks.workloads.runtime_needs import SHM_FIX, SHM_PATH, shared_memory_needs
 from truegreen.doctor.checks.workloads.words import (
     CRASH_LOOP,
+    IMAGE_COPY_DAMAGED,
     IMAGE_DOWNLOAD_FAILING,
     IMAGE_LOGIN_NEEDED,
     IMAGE_LOGIN_REFUSED,
@@ -118,6 +119,7 @@ def _pull_codes() -> dict["PullError", str]:
         PullError.UNREACHABLE: REGISTRY_UNREACHABLE,
         PullError.WRONG_PLATFORM: IMAGE_WRONG_PLATFORM,
         PullError.SIGNATURE_REFUSED: IMAGE_SIGNATURE_REFUSED,
+        PullError.COPY_DAMAGED: IMAGE_COPY_DAMAGED,
     }
 
 

@@ -20,6 +20,7 @@ IMAGE_LOGIN_NEEDED: Final = "workloads.image-login-needed"
 IMAGE_PULL_LIMIT: Final = "workloads.image-pull-limit"
 REGISTRY_UNREACHABLE: Final = "workloads.registry-unreachable"
 IMAGE_WRONG_PLATFORM: Final = "workloads.image-wrong-platform"
+IMAGE_COPY_DAMAGED: Final = "workloads.image-copy-damaged"
 IMAGE_SIGNATURE_REFUSED: Final = "workloads.image-signature-refused"
 SETTING_MISSING: Final = "workloads.setting-missing"
 SETTING_NAMED_MISSING: Final = "workloads.named-setting-missing"
@@ -112,6 +113,13 @@ WORDS: Final[dict[str, Wording]] = {
         "Build the image for that processor too and push it under the same name (one image "
         "for several processors), or keep the work off such machines; {command} shows the "
         "download error.",
+    ),
+    IMAGE_COPY_DAMAGED: Wording(
+        "{workload} can't download its image {image}: the machine {machine} is missing a piece of "
+        "its own copy of it (the registry has the image).",
+        "Remove that machine's copy of the image (`crictl rmi {image}` on it) so that it "
+        "downloads it whole again, or keep the work off that machine; {command} shows the "
+        "machine's words.",
     ),
     IMAGE_SIGNATURE_REFUSED: Wording(
         "{workload} can't download its image {image}: the machine {machine} refused it, as "
