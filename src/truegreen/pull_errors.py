@@ -8,7 +8,9 @@ tag (`not found`, `manifest unknown`), a refused login (`401 Unauthorized`, `403
 `denied`), a registry that wants a login the pull did not send (containerd's `failed to fetch
 anonymous token`, refused), the registry's pull limit (`429 Too Many Requests`,
 `toomanyrequests`), a registry the machine cannot reach (`no such host`, `i/o timeout`,
-`connection refused`), an image with no build for the machine's processor (the runtime found
+`connection refused`, and Go's other network words), a registry that answers with a server
+error (`503 Service Unavailable`), a certificate the machine does not trust (`x509: `), an
+image with no build for the machine's processor (the runtime found
 the image's index but no entry for the machine's platform; its words end `not found` too, so
 this is read before a missing image), a piece missing from the machine's own copy
 (containerd's `content digest …: not found`, read before a missing image too). Docker Hub's
@@ -61,6 +63,8 @@ class PullError(StrEnum):
     LOGIN_NEEDED = "login-needed"
     PULL_LIMIT = "pull-limit"
     UNREACHABLE = "unreachable"
+    REGISTRY_FAILING = "registry-failing"
+    UNTRUSTED = "untrusted"
     WRONG_PLATFORM = "wrong-platform"
     SIGNATURE_REFUSED = "signature-refused"
     COPY_DAMAGED = "copy-damaged"
@@ -79,14 +83,35 @@ _PATTERNS = (
     (PullError.UNREACHABLE, LazyPattern(r"because the registry is unavailable", re.I)),
     (PullError.SIGNATURE_REFUSED, LazyPattern(r"because the signature validation failed", re.I)),
     (PullError.PULL_LIMIT, LazyPattern(r"toomanyrequests|429 too many requests|rate limit", re.I)),
+    # Go's net errors as the runtimes wrap them: the resolver (`no such host`, `server
+    # misbehaving` for a DNS server's SERVFAIL, net/dnsclient_unix.go; glibc's `Temporary
+    # failure in name resolution` through cgo), the dial (`connection refused`, `connection
+    # timed out`, `i/o timeout`, `no route to host`, `network is unreachable`) and a
+    # connection cut (`connection reset by peer`).
     (
         PullError.UNREACHABLE,
         LazyPattern(
             r"no such host|i/o timeout|connection refused|network is unreachable"
-            r"|tls handshake timeout|no route to host",
+            r"|tls handshake timeout|no route to host|connection timed out|server misbehaving"
+            r"|temporary failure in name resolution|connection reset by peer",
             re.I,
         ),
     ),
+    # The registry (or a proxy in front of it) answered with a server error: containerd's
+    # `unexpected status from %s request to %s: 503 Service Unavailable` (core/remotes/errors),
+    # CRI-O's `received unexpected HTTP status: 503 Service Unavailable` (containers/image).
+    (
+        PullError.REGISTRY_FAILING,
+        LazyPattern(
+            r"\b(?:500 internal server error|502 bad gateway|503 service unavailable"
+            r"|504 gateway time-?out)\b",
+            re.I,
+        ),
+    ),
+    # Go's crypto/x509 refusing the registry's certificate (`x509: certificate signed by
+    # unknown authority`, `… has expired or is not yet valid`, `… is valid for …, not …`),
+    # behind crypto/tls's `tls: failed to verify certificate: %w` since Go 1.20.
+    (PullError.UNTRUSTED, LazyPattern(r"\bx509: |tls: failed to verify certificate", re.I)),
     # containerd remotes/docker/authorizer.go `doBearerAuth`: with no login for the registry
     # (no secret) it asks the token service anonymously, `failed to fetch anonymous token: %w`;
     # refused, the registry wants a login the pull never sent. A refused login is `oauth token`.

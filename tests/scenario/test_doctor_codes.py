@@ -242,6 +242,27 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         ("workloads.registry-unreachable", "fail", "measured"),
     ),
     (
+        # containerd core/remotes/errors ErrUnexpectedStatus: the registry's server error.
+        "registry failing",
+        _wait(
+            "ErrImagePull",
+            message=f"{_PULL} unexpected status from HEAD request to https://registry.example."
+            "com/v2/jobs-manager/manifests/1.4: 503 Service Unavailable",
+        ),
+        ("workloads.registry-failing", "fail", "measured"),
+    ),
+    (
+        # Go's crypto/tls around crypto/x509: a certificate the machine does not trust.
+        "registry not trusted",
+        _wait(
+            "ErrImagePull",
+            message=f'{_PULL} failed to do request: Head "https://registry.example.com/v2/'
+            'jobs-manager/manifests/1.4": tls: failed to verify certificate: x509: certificate '
+            "signed by unknown authority",
+        ),
+        ("workloads.registry-not-trusted", "fail", "measured"),
+    ),
+    (
         # pkg/kubelet/images/image_manager.go evalCRIPullErr: CRI-O's signature policy refused
         # the image (cri-o server/image_pull.go, crierrors.ErrSignatureValidationFailed).
         "image signature refused",

@@ -187,3 +187,73 @@ def test_a_piece_missing_from_the_machine_s_own_copy_is_not_the_registry_s_answe
     assert "push" not in finding["remedy"], finding["remedy"]
     assert any(d.endswith(f"ErrImagePull: {message}") for d in finding["details"])
     assert exit_code == 2
+
+
+RESOLVE = f'failed to pull and unpack image "{REF}": failed to resolve reference "{REF}":'
+HEAD = 'failed to do request: Head "https://registry.example.com/v2/ml/jobs-manager/manifests/1.5"'
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        # Go's dial, ETIMEDOUT (net/fd_unix.go connect, syscall.Errno's text).
+        pytest.param(
+            f"{RESOLVE} {HEAD}: dial tcp 10.20.0.7:443: connect: connection timed out",
+            "workloads.registry-unreachable",
+            id="connect-timed-out",
+        ),
+        # Go's resolver: a DNS server's SERVFAIL (net/dnsclient_unix.go errServerMisbehaving).
+        pytest.param(
+            f"{RESOLVE} {HEAD}: dial tcp: lookup registry.example.com on 10.96.0.10:53: server "
+            "misbehaving",
+            "workloads.registry-unreachable",
+            id="dns-server-misbehaving",
+        ),
+        # CRI-O (containers/image docker_client.go `pinging container registry %s: %w`), the
+        # name looked up through glibc (cgo): EAI_AGAIN's text.
+        pytest.param(
+            f"initializing source docker://{REF}: pinging container registry registry.example."
+            'com: Get "https://registry.example.com/v2/": dial tcp: lookup registry.example.com:'
+            " Temporary failure in name resolution",
+            "workloads.registry-unreachable",
+            id="temporary-failure-in-name-resolution",
+        ),
+        pytest.param(
+            f'failed to pull and unpack image "{REF}": failed to copy: read tcp 10.0.0.5:41234->'
+            "10.20.0.7:443: read: connection reset by peer",
+            "workloads.registry-unreachable",
+            id="connection-reset",
+        ),
+        # containerd core/remotes/errors ErrUnexpectedStatus, the resolver's HEAD.
+        pytest.param(
+            f"{RESOLVE} unexpected status from HEAD request to https://registry.example.com/v2/"
+            "ml/jobs-manager/manifests/1.5: 503 Service Unavailable",
+            "workloads.registry-failing",
+            id="503",
+        ),
+        # Go's crypto/tls around crypto/x509 (Go 1.20 and later).
+        pytest.param(
+            f"{RESOLVE} {HEAD}: tls: failed to verify certificate: x509: certificate signed by "
+            "unknown authority",
+            "workloads.registry-not-trusted",
+            id="x509-unknown-authority",
+        ),
+        pytest.param(
+            f"{RESOLVE} {HEAD}: x509: certificate has expired or is not yet valid: current time "
+            "2026-05-01T12:00:00Z is after 2026-04-30T23:59:59Z",
+            "workloads.registry-not-trusted",
+            id="x509-expired",
+        ),
+    ],
+)
+def test_a_network_failure_is_said_as_the_machines_met_it(
+    doctor: Doctor, message: str, code: str
+) -> None:
+    """Not "check the name, tag and login": the machines could not reach the registry, it
+    failed them, or they did not trust it. The runtime's words stay in the details."""
+    doctor.load(_failing("ErrImagePull", message))
+    finding, exit_code = _pull_finding(doctor)
+    assert (finding["code"], finding["basis"]) == (code, "measured"), finding["headline"]
+    assert "name and tag" not in finding["remedy"], finding["remedy"]
+    assert any(d.endswith(f"ErrImagePull: {message}") for d in finding["details"])
+    assert exit_code == 2

@@ -116,3 +116,76 @@ def test_a_piece_missing_from_the_machine_s_copy_is_told_from_the_registry_s_404
 def test_refresh_waits_out_a_piece_missing_from_the_machine_s_copy() -> None:
     """No registry said the image is missing: still starting, bounded by the wait."""
     assert stuck_new_pod([_new_pod(UNPACK)], MARKER) == ""
+
+
+HEAD = 'failed to do request: Head "https://registry.example.com/v2/team/runner/manifests/stable"'
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        (
+            f"{PULL} {HEAD}: dial tcp 10.0.0.7:443: connect: connection timed out",
+            PullError.UNREACHABLE,
+        ),
+        (
+            f"{PULL} {HEAD}: dial tcp: lookup registry.example.com on 10.96.0.10:53: server "
+            "misbehaving",
+            PullError.UNREACHABLE,
+        ),
+        (
+            'pinging container registry registry.example.com: Get "https://registry.example.com'
+            '/v2/": dial tcp: lookup registry.example.com: Temporary failure in name resolution',
+            PullError.UNREACHABLE,
+        ),
+        (
+            f"{PULL} failed to copy: read tcp 10.0.0.5:41234->10.0.0.7:443: read: connection "
+            "reset by peer",
+            PullError.UNREACHABLE,
+        ),
+        (
+            f"{PULL} unexpected status from HEAD request to https://registry.example.com/v2/team/"
+            "runner/manifests/stable: 500 Internal Server Error",
+            PullError.REGISTRY_FAILING,
+        ),
+        (f"{PULL} unexpected status code: 502 Bad Gateway", PullError.REGISTRY_FAILING),
+        (
+            "reading manifest stable in registry.example.com/team/runner: received unexpected "
+            "HTTP status: 503 Service Unavailable",
+            PullError.REGISTRY_FAILING,
+        ),
+        (f"{PULL} unexpected status code: 504 Gateway Timeout", PullError.REGISTRY_FAILING),
+        (
+            f"{PULL} {HEAD}: tls: failed to verify certificate: x509: certificate signed by "
+            "unknown authority",
+            PullError.UNTRUSTED,
+        ),
+        (
+            f"{PULL} {HEAD}: x509: certificate is valid for other.example.com, not "
+            "registry.example.com",
+            PullError.UNTRUSTED,
+        ),
+        # A handshake that never finished is the network's, not the certificate's.
+        (f"{PULL} {HEAD}: net/http: TLS handshake timeout", PullError.UNREACHABLE),
+    ],
+)
+def test_the_network_s_words_say_how_the_registry_was_not_reached(
+    message: str, said: PullError
+) -> None:
+    assert pull_error(message, [IMAGE]) is said
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        f"{PULL} {HEAD}: dial tcp 10.0.0.7:443: connect: connection timed out",
+        f"{PULL} unexpected status code: 502 Bad Gateway",
+        f"{PULL} {HEAD}: tls: failed to verify certificate: x509: certificate signed by unknown "
+        "authority",
+    ],
+    ids=["timed-out", "bad-gateway", "x509"],
+)
+def test_refresh_waits_out_a_registry_not_reached(message: str) -> None:
+    """None of these is the registry's refusal of the image: still starting, bounded by the
+    wait's timeout."""
+    assert stuck_new_pod([_new_pod(message)], MARKER) == ""

@@ -19,6 +19,8 @@ IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
 IMAGE_LOGIN_NEEDED: Final = "workloads.image-login-needed"
 IMAGE_PULL_LIMIT: Final = "workloads.image-pull-limit"
 REGISTRY_UNREACHABLE: Final = "workloads.registry-unreachable"
+REGISTRY_FAILING: Final = "workloads.registry-failing"
+REGISTRY_NOT_TRUSTED: Final = "workloads.registry-not-trusted"
 IMAGE_WRONG_PLATFORM: Final = "workloads.image-wrong-platform"
 IMAGE_COPY_DAMAGED: Final = "workloads.image-copy-damaged"
 IMAGE_SIGNATURE_REFUSED: Final = "workloads.image-signature-refused"
@@ -131,6 +133,19 @@ WORDS: Final[dict[str, Wording]] = {
         "{workload} can't download its image {image}: the machines can't reach {registry}.",
         "Check that the machines reach {registry} (its name resolves, no firewall or proxy in "
         "the way); {command} shows the error.",
+    ),
+    REGISTRY_FAILING: Wording(
+        "{workload} can't download its image {image}: {registry} answers with a server error.",
+        "Check the status of {registry}, or ask whoever runs it: it, or a proxy in front of "
+        "it, is failing; the machines try again by themselves. {command} shows the registry's "
+        "words.",
+    ),
+    REGISTRY_NOT_TRUSTED: Wording(
+        "{workload} can't download its image {image}: the machine {machine} doesn't trust the "
+        "certificate of {registry}.",
+        "Give {registry} a valid certificate the machines trust, or add the authority that "
+        "signed it to the machines' trusted authorities (or to the container runtime's "
+        "settings for {registry}); {command} shows the machine's words.",
     ),
     SETTING_MISSING: Wording(
         "{workload} can't start: a stored setting or login it needs is missing.",
