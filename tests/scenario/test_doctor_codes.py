@@ -167,9 +167,22 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         ("workloads.out-of-memory", "fail", "measured"),
     ),
     (
+        # pkg/kubelet/images/image_manager.go: a back-off that names no error (before 1.30),
+        # and no Failed Event of the kubelet's about it.
         "image pull",
-        _wait("ImagePullBackOff"),
+        _wait("ImagePullBackOff", message=f'Back-off pulling image "{_REF}"'),
         ("workloads.image-download-failing", "fail", "measured"),
+    ),
+    (
+        # The runtime's words, which no rule reads: quoted.
+        "image pull error quoted",
+        _wait(
+            "ErrImagePull",
+            message=f"{_PULL} failed to extract layer sha256:0c18b88b8db3c193eefeede31a80d5d0c8"
+            "50306076b7166910ed239685dd20b0: write /var/lib/containerd/io.containerd.snapshotter"
+            ".v1.overlayfs/snapshots/9/fs/x: no space left on device: unknown",
+        ),
+        ("workloads.image-download-error", "fail", "measured"),
     ),
     # The kubelet's ErrImagePull message is the container runtime's error (containerd's
     # resolver and authorizer, pkg/remotes/docker; the registry's own 429 text).

@@ -257,3 +257,73 @@ def test_a_network_failure_is_said_as_the_machines_met_it(
     assert "name and tag" not in finding["remedy"], finding["remedy"]
     assert any(d.endswith(f"ErrImagePull: {message}") for d in finding["details"])
     assert exit_code == 2
+
+
+RATE_LIMITED = (
+    f'Failed to pull image "{REF}": rpc error: code = Unknown desc = failed to pull and unpack '
+    f'image "{REF}": failed to copy: httpReadSeeker: failed open: unexpected status code '
+    "https://registry.example.com/v2/ml/jobs-manager/manifests/sha256:abc: 429 Too Many "
+    "Requests - Server message: toomanyrequests: You have reached your pull rate limit."
+)
+"""The kubelet's `Failed` Event (image_manager.go `Failed to pull image %q: %v`) around
+containerd's words for the registry's 429."""
+DISK_FULL = (
+    f'Failed to pull image "{REF}": rpc error: code = Unknown desc = failed to pull and unpack '
+    f'image "{REF}": failed to extract layer sha256:{"4d" * 32}: write /var/lib/containerd/'
+    "io.containerd.snapshotter.v1.overlayfs/snapshots/9/fs/x: no space left on device: unknown"
+)
+"""The same Event around containerd's words for a machine whose disk filled while it unpacked
+(no rule reads them)."""
+UNTRUSTED = (
+    f'Failed to pull image "{REF}": rpc error: code = Unknown desc = failed to pull and unpack '
+    f'image "{REF}": failed to resolve reference "{REF}": failed to do request: Head '
+    '"https://registry.example.com/v2/ml/jobs-manager/manifests/1.5": tls: failed to verify '
+    "certificate: x509: certificate signed by unknown authority"
+)
+BACK_OFF = f'Back-off pulling image "{REF}"'
+"""The back-off message of kubelets before 1.30: the image alone, no error."""
+
+
+@pytest.mark.parametrize("newest_first", [True, False], ids=["newest-listed-first", "oldest-first"])
+def test_the_newest_failed_event_speaks_even_where_no_rule_reads_it(
+    doctor: Doctor, newest_first: bool
+) -> None:
+    """A 40-minute-old 429 is no longer the cause once the kubelet's newest failed pull says
+    something else: the newest Event is quoted, and the details call it the newest."""
+    events = [(DISK_FULL, timedelta(seconds=30)), (RATE_LIMITED, timedelta(minutes=40))]
+    doctor.load(
+        _failing(
+            "ImagePullBackOff", BACK_OFF, events=tuple(events if newest_first else events[::-1])
+        )
+    )
+    finding, exit_code = _pull_finding(doctor)
+    assert finding["code"] == "workloads.image-download-error", finding["headline"]
+    assert "no space left on device" in finding["headline"], finding["headline"]
+    assert "limit" not in finding["headline"] + finding["remedy"]
+    details = " ".join(finding["details"])
+    assert f"the kubelet's newest Failed Event 30 seconds ago: {DISK_FULL}" in details, details
+    assert "toomanyrequests" not in details, details
+    assert "last Event" not in details, details
+    assert exit_code == 2
+
+
+def test_an_older_event_a_rule_reads_does_not_speak_over_a_newer_one(doctor: Doctor) -> None:
+    """The reviewer's scene: Docker Hub's limit 40 minutes ago, a mirror with a private
+    authority now. The machines' trust is today's cause, not the limit."""
+    events = ((RATE_LIMITED, timedelta(minutes=40)), (UNTRUSTED, timedelta(seconds=30)))
+    doctor.load(_failing("ImagePullBackOff", BACK_OFF, events=events))
+    finding, exit_code = _pull_finding(doctor)
+    assert finding["code"] == "workloads.registry-not-trusted", finding["headline"]
+    assert exit_code == 2
+
+
+def test_a_back_off_that_names_its_error_is_read_before_any_event(doctor: Doctor) -> None:
+    """From 1.30 the back-off message carries the last pull's error (`prevPullErrMsg`): the
+    container's own status is the newest word; an older Event is not read over it."""
+    message = f"{BACK_OFF}: ErrImagePull: {DISK_FULL.split(': ', 1)[1]}"
+    doctor.load(
+        _failing("ImagePullBackOff", message, events=((RATE_LIMITED, timedelta(seconds=30)),))
+    )
+    finding, _ = _pull_finding(doctor)
+    assert finding["code"] == "workloads.image-download-error", finding["headline"]
+    assert finding["headline"].endswith("no space left on device: unknown”."), finding["headline"]

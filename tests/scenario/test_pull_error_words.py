@@ -193,7 +193,7 @@ HUB_SCOPE = "scope=repository%3Alibrary%2Fmysql%3Apull&service=registry.docker.i
             f'failed to pull and unpack image "{HUB}": failed to resolve reference "{HUB}": '
             "pull access denied, repository does not exist or may require authorization: "
             "server message: insufficient_scope: authorization failed",
-            "workloads.image-download-failing",
+            "workloads.image-download-error",
             id="containerd-insufficient-scope",
         ),
     ],

@@ -10,6 +10,7 @@ core/remotes/errors `unexpected status from %s request to %s: %s`.
 
 import pytest
 
+from truegreen.doctor.knowledge.pull_errors import error_words
 from truegreen.pull_errors import PullError, pull_error
 from truegreen.refresh.annotations import PendingRestart
 from truegreen.refresh.steps import stuck_new_pod
@@ -189,3 +190,21 @@ def test_refresh_waits_out_a_registry_not_reached(message: str) -> None:
     """None of these is the registry's refusal of the image: still starting, bounded by the
     wait's timeout."""
     assert stuck_new_pod([_new_pod(message)], MARKER) == ""
+
+
+@pytest.mark.parametrize(
+    ("message", "words"),
+    [
+        # image_manager.go before 1.30: the back-off names the image alone.
+        (f'Back-off pulling image "{IMAGE}"', ""),
+        # From 1.30: `%s: %s`, the last pull's reason and message after it.
+        (f'Back-off pulling image "{IMAGE}": ErrImagePull: boom', "ErrImagePull: boom"),
+        # The `Failed` Event: `Failed to pull image %q: %v`.
+        (f'Failed to pull image "{IMAGE}": rpc error: boom', "rpc error: boom"),
+        # ErrImagePull's message is the runtime's error itself.
+        (f"{PULL} boom", f"{PULL} boom"),
+        ("", ""),
+    ],
+)
+def test_the_error_words_leave_out_what_only_names_the_image(message: str, words: str) -> None:
+    assert error_words(message) == words

@@ -15,6 +15,7 @@ from truegreen.doctor.checks.workloads.runtime_needs import SHM_FIX, SHM_PATH, s
 from truegreen.doctor.checks.workloads.words import (
     CRASH_LOOP,
     IMAGE_COPY_DAMAGED,
+    IMAGE_DOWNLOAD_ERROR,
     IMAGE_DOWNLOAD_FAILING,
     IMAGE_LOGIN_NEEDED,
     IMAGE_LOGIN_REFUSED,
@@ -265,33 +266,7 @@ def _pod_problem(
                 CRASH_LOOP, Status.FAIL, Basis.MEASURED, detail, (("command", logs),)
             )
         if reason in _IMAGE_FAILING:
-            from truegreen.doctor.knowledge.pull_errors import last_pull_failure
-            from truegreen.pull_errors import failed_pull, pod_images
-
-            image = str(container.get("image", ""))
-            message = str(waiting.get("message", ""))
-            detail = f"pod {name} container {cname}: {reason}: {message}"
-            said = (
-                failed_pull(reason, message, pod_images(pod))
-                if reason in FAILED_PULL_REASONS
-                else None
-            )
-            if said is None and reason == "ImagePullBackOff":
-                found = last_pull_failure(pod, events)
-                if found is not None:
-                    said, words = found
-                    detail = f"{detail}; the kubelet's last Event Failed: {words}"
-            fields: tuple[tuple[str, str], ...] = (("image", image), describe)
-            if said is not None:
-                machine = f"'{o.node_name(pod)}'"
-                fields = (*fields, ("registry", _registry_of(image)), ("machine", machine))
-            return _PodProblem(
-                _pull_codes()[said] if said is not None else IMAGE_DOWNLOAD_FAILING,
-                Status.FAIL,
-                Basis.MEASURED,
-                detail.rstrip(": "),
-                fields,
-            )
+            return _pull_problem(pod, container, now, events, describe)
         if reason in _SETTING_MISSING or reason in _WONT_START:
             from truegreen.doctor.knowledge.missing_settings import missing_setting
 
@@ -334,6 +309,50 @@ def _pod_problem(
     if killed_once is not None and (waits is None or waits.status is not Status.FAIL):
         return killed_once
     return waits
+
+
+def _pull_problem(
+    pod: KubeObject,
+    container: Mapping[str, Any],
+    now: datetime,
+    events: Sequence[KubeObject],
+    describe: tuple[str, str],
+) -> _PodProblem:
+    """A container waiting on an image it could not download or name (`_IMAGE_FAILING`): what
+    the kubelet's reason and words say stopped it, else its words quoted, else the wait."""
+    from truegreen.doctor.knowledge.pull_errors import (
+        error_words,
+        last_pull_failure,
+        one_line,
+        quoted_cause,
+    )
+    from truegreen.pull_errors import failed_pull, pod_images
+
+    waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
+    reason = str(waiting.get("reason", ""))
+    image = str(container.get("image", ""))
+    message = str(waiting.get("message", ""))
+    detail = f"pod {o.name_of(pod)} container {container.get('name')}: {reason}: {message}"
+    said = failed_pull(reason, message, pod_images(pod)) if reason in FAILED_PULL_REASONS else None
+    words = error_words(message)
+    if said is None and not words and reason == "ImagePullBackOff":
+        # The back-off names no error (kubelets before 1.30): the newest Failed Event is the
+        # kubelet's word on the pull it backs off from.
+        found = last_pull_failure(pod, events)
+        if found is not None:
+            said, words = found.error, error_words(found.message)
+            ago = f" {format_age(_age(found.seen, now))} ago" if found.seen else ""
+            detail = f"{detail}; the kubelet's newest Failed Event{ago}: {one_line(found.message)}"
+    fields: tuple[tuple[str, str], ...] = (("image", image), describe)
+    code = IMAGE_DOWNLOAD_FAILING
+    if said is not None:
+        machine = f"'{o.node_name(pod)}'"
+        fields = (*fields, ("registry", _registry_of(image)), ("machine", machine))
+        code = _pull_codes()[said]
+    elif words:
+        fields = (*fields, ("message", quoted_cause(words)))
+        code = IMAGE_DOWNLOAD_ERROR
+    return _PodProblem(code, Status.FAIL, Basis.MEASURED, detail.rstrip(": "), fields)
 
 
 def _waits(

@@ -14,6 +14,7 @@ OUT_OF_MEMORY: Final = "workloads.out-of-memory"
 OUT_OF_MEMORY_ONCE: Final = "workloads.out-of-memory-once"
 TRY_OUT_OF_MEMORY: Final = "workloads.try-out-of-memory"
 IMAGE_DOWNLOAD_FAILING: Final = "workloads.image-download-failing"
+IMAGE_DOWNLOAD_ERROR: Final = "workloads.image-download-error"
 IMAGE_NOT_IN_REGISTRY: Final = "workloads.image-not-in-registry"
 IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
 IMAGE_LOGIN_NEEDED: Final = "workloads.image-login-needed"
@@ -85,6 +86,11 @@ WORDS: Final[dict[str, Wording]] = {
         "{workload} can't download its image {image}.",
         "Check that the image name and tag exist and that a registry login covers them; "
         "{command} shows the download error.",
+    ),
+    IMAGE_DOWNLOAD_ERROR: Wording(
+        "{workload} can't download its image {image}: its machine says “{message}”.",
+        "Fix what that names (often the image's name or tag, its registry login, or the way "
+        "to its registry); {command} shows the whole error.",
     ),
     IMAGE_NOT_IN_REGISTRY: Wording(
         "{workload} can't download its image {image}: {registry} says there is no such image.",
