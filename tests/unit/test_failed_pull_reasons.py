@@ -97,6 +97,7 @@ def test_refresh_counts_a_refused_signature_as_a_pull_no_retry_heals() -> None:
     """Every retry meets the same policy until someone signs the image or changes it."""
     for reason, message in [
         ("SignatureValidationFailed", UNSIGNED),
+        ("SignatureValidationFailed", ""),  # the reason alone says it
         (
             "ImagePullBackOff",
             f'Back-off pulling image "{IMAGE}": SignatureValidationFailed: {UNSIGNED}',
