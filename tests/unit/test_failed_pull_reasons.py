@@ -134,7 +134,7 @@ def test_a_container_failing_to_pull_its_new_image_has_not_pulled_it(reason: str
             },
         )
     )
-    assert kubelet_pulled(pods) == frozenset()
+    assert kubelet_pulled(pods).copies == frozenset()
 
 
 @pytest.mark.parametrize("reason", ["RegistryUnavailable", "SignatureValidationFailed"])
