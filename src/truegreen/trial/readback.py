@@ -59,6 +59,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, KubeObject
 from truegreen.goduration import go_duration
 from truegreen.patterns import LazyPattern
+from truegreen.pull_reasons import FAILED_PULL_REASONS
 from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.pods import PROBE_SHELL, TRIAL_READ_ONLY
 
@@ -389,11 +390,6 @@ _DRIVER_OLD = (
     "driver on your system is too old",
 )
 _NO_GPU = ("No CUDA GPUs are available", "Found no NVIDIA driver on your system")
-_PULL_ERRORS = ("ErrImagePull", "ImagePullBackOff")
-"""The kubelet's names for a pull that failed (pkg/kubelet/images/types.go ErrImagePull,
-ErrImagePullBackOff): the container's waiting reason, and the kubelet's `Failed` "Error: %v"
-Event after each (kuberuntime_container.go startContainer), the same cause as the `Failed to
-pull image` and `Back-off pulling image` Events that carry the registry's words."""
 _FIELD_PATH = LazyPattern(r"^spec\.(?:initContainers|containers)\{(?P<name>[^}]*)\}$")
 """A container's reference in an Event (pkg/kubelet/container/ref.go GenerateContainerRef)."""
 _CRASH_LOOP = "CrashLoopBackOff"
@@ -497,11 +493,12 @@ def probe_report(log: str) -> ProbeReport | None:
 
 def _pull_failed(event: KubeletEvent) -> bool:
     """Whether an Event says a pull failed: `Failed to pull image`, `Back-off pulling image`,
-    or the kubelet's `Error: ErrImagePull` / `Error: ImagePullBackOff` after each."""
+    or the kubelet's `Error: REASON` after each (kuberuntime_container.go startContainer's
+    "Error: %v", REASON one of truegreen/pull_reasons.py's)."""
     return (
         event.reason in ("Failed", "BackOff")
         and event.message.startswith(("Failed to pull image", "Back-off pulling image"))
-    ) or (event.reason == "Failed" and event.message.removeprefix("Error: ") in _PULL_ERRORS)
+    ) or (event.reason == "Failed" and event.message.removeprefix("Error: ") in FAILED_PULL_REASONS)
 
 
 def _training_image(pod: TrialPod, event: KubeletEvent) -> bool:
@@ -648,7 +645,7 @@ def _their_pull_failed(pod: TrialPod, report: ProbeReport | None) -> list[TrialF
     words += [
         f"{s.container}: {s.waiting}: {s.message}" if s.message else f"{s.container}: {s.waiting}"
         for s in pod.states
-        if s.init and s.waiting in _PULL_ERRORS
+        if s.init and s.waiting in FAILED_PULL_REASONS
     ]
     return (
         [TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, _clip(words[0]))] if words else []
@@ -772,9 +769,9 @@ def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFind
         if state.made_read_only and _ended_badly(state, pod.states):
             continue  # _read_only_failures
         words = _clip(f"{state.waiting}: {state.message}" if state.message else state.waiting)
-        if state.waiting in _PULL_ERRORS and state.init:
+        if state.waiting in FAILED_PULL_REASONS and state.init:
             continue  # another container's image: `_their_pull_failed`
-        if state.waiting in _PULL_ERRORS:
+        if state.waiting in FAILED_PULL_REASONS:
             found.append(TrialFinding(Outcome.IMAGE_PULL_FAILED, Level.FAIL, pod.pod, words))
         elif state.waiting in _NOT_STARTED_WAITING and not _said(pod, state.message, report):
             found.append(TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, words))
