@@ -703,6 +703,8 @@ COVERED_ELSEWHERE = (
         "queue.gang-refused",
         "queue.gang-too-few-pods",
         "queue.gang-missing",
+        # test_volcano_no_group.py
+        "queue.gang-no-group",
         "queue.gang-queue-missing",
         "queue.gang-queue-closed",
         "queue.gang-never-fits",

@@ -66,7 +66,9 @@ OPEN = "Open"
 
 SCHEDULER_SUFFIX = "-scheduler"
 
-SEPARATE_SCHEDULERS: Final = frozenset({"volcano", "yunikorn", "kai-scheduler"})
+VOLCANO: Final = "volcano"
+"""The scheduler name Volcano's pods give (its install's `schedulerName`)."""
+SEPARATE_SCHEDULERS: Final = frozenset({VOLCANO, "yunikorn", "kai-scheduler"})
 """Schedulers that run only as their own workload, whose pods `scheduler_identity` names
 (their installs, cited there): no such pod is the scheduler not running. Any other name may be a
 profile of kube-scheduler (pkg/scheduler/profile/profile.go `NewMap`: one framework per

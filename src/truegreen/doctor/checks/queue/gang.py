@@ -19,6 +19,7 @@ from truegreen.doctor.checks.gang_waits import whole_request
 from truegreen.doctor.checks.queue.words import (
     GANG_MISSING,
     GANG_NEVER_FITS,
+    GANG_NO_GROUP,
     GANG_PLACED,
     GANG_QUEUE_CLOSED,
     GANG_QUEUE_FULL,
@@ -40,6 +41,7 @@ from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge import gangs as g
 from truegreen.doctor.knowledge import yunikorn as yk
 from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.gang_membership import VOLCANO_GROUP_ANNOTATION
 from truegreen.pull_reasons import FAILED_PULL_REASONS
 from truegreen.quantity import CPU, MEMORY, PODS, Resources, format_amount
 
@@ -69,7 +71,42 @@ def gang_findings(env: Environment, job: TrainingJob, reads: GangReads) -> list[
             found.append(_bound(env, job, ref, members, fields))
     if yk.YUNIKORN in reads.schedulers:
         found += _yunikorn(env, job, reads, pods, {**fields, "scheduler": yk.YUNIKORN})
-    return found
+    ungrouped = _without_group(env, job, staying, fields)
+    return found if ungrouped is None else [*found, ungrouped]
+
+
+def _without_group(
+    env: Environment, job: TrainingJob, staying: list[KubeObject], fields: dict[str, Any]
+) -> Finding | None:
+    """Pods that name Volcano and belong to no PodGroup: Volcano's scheduler never places them
+    (pkg/scheduler/cache/event_handlers.go `getOrCreateJob` keeps no job for a task whose group
+    is empty), and nothing writes why. Volcano's controllers give each such pod a group
+    (pkg/controllers/podgroup `createNormalPodPGIfNotExist`, `updatePodAnnotations`) within
+    seconds of its creation; a pod left without one `g.UNJUDGED_SECONDS` and never judged
+    says they are not running, or that the job's operator makes no group for it."""
+    lost = [
+        p
+        for p in staying
+        if o.pod_spec(p).get("schedulerName") == g.VOLCANO
+        and g.gang_of(p) is None
+        and not g.looked_at(p)
+    ]
+    if not lost or not g.waited_unjudged(lost, env.now):
+        return None
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        GANG_NO_GROUP,
+        details=(
+            f"{job.ref}: {len(lost)} pods name schedulerName {g.VOLCANO} and carry no "
+            f"{VOLCANO_GROUP_ANNOTATION} annotation (no PodGroup), and none has been judged "
+            f"by a scheduler in {g.UNJUDGED_SECONDS} s",
+        ),
+        objects=(job.ref, *(f"Pod/{o.name_of(p)}" for p in lost[:3])),
+        **{**fields, "scheduler": g.VOLCANO},
+        count=len(lost),
+        command=env.settings.kubectl.cluster("get", "pods", "--all-namespaces"),
+    )
 
 
 def _yunikorn(

@@ -31,6 +31,7 @@ SCHEDULER_UNCONFIRMED: Final = "queue.scheduler-unconfirmed"
 GANG_REFUSED: Final = "queue.gang-refused"
 GANG_TOO_FEW_PODS: Final = "queue.gang-too-few-pods"
 GANG_MISSING: Final = "queue.gang-missing"
+GANG_NO_GROUP: Final = "queue.gang-no-group"
 GANG_QUEUE_MISSING: Final = "queue.gang-queue-missing"
 GANG_QUEUE_CLOSED: Final = "queue.gang-queue-closed"
 GANG_NEVER_FITS: Final = "queue.gang-never-fits"
@@ -148,6 +149,13 @@ WORDS: Final[dict[str, Wording]] = {
         "`{scheduler}` can't start the training job {job} as one group: {message}.",
         "The group waits for {wanted} while {has}, and no amount of room starts it: {todo}; "
         "{command} shows the job's own account.",
+    ),
+    GANG_NO_GROUP: Wording(
+        "The training job {job} waits to be placed by `{scheduler}`, which places only programs "
+        "that belong to one of its groups, and {count} of the job's belong to none: it will "
+        "never start.",
+        "Start `{scheduler}`'s controllers, which make a group for each program, or turn on "
+        "gang scheduling in the operator that runs the job; {command} lists what runs.",
     ),
     GANG_MISSING: Wording(
         "The training job {job} waits to start as the group '{group}' of `{scheduler}`, which "
