@@ -20,7 +20,6 @@ from truegreen.doctor.checks.capacity.words import (
     JOB_UNSHAPED,
     SAY,
 )
-from truegreen.doctor.checks.gang_waits import explained_waits
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge.evidence import scheduler_verdict
@@ -68,7 +67,7 @@ def stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObj
     report about the pod (kube-scheduler's own `SchedulerError`, another scheduler's refusal)
     is the evidence check's, and a wait inferred beside it would speak over it; a wait its gang
     scheduler accounts for is the queue check's (checks/gang_waits.py)."""
-    reported = pods_with_evidence(env.reports()) | explained_waits(env)
+    reported = pods_with_evidence(env.reports()) | _gang_waits(env)
     stuck = []
     for pod in pods:
         if not training_owner(pod) or o.node_name(pod) or scheduler_verdict(pod) is not None:
@@ -81,6 +80,18 @@ def stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObj
         if created is not None and env.now - created > env.settings.pending_grace:
             stuck.append(pod)
     return stuck
+
+
+def _gang_waits(env: Environment) -> frozenset[str]:
+    """The judged job's pods whose wait its gang scheduler accounts for (checks/gang_waits.py);
+    none where no gang scheduler places the job."""
+    if env.gangs is None:
+        return frozenset()
+    # Imported on use: only a job a gang scheduler places reads its groups (doctor's start-up
+    # on a small namespace, tests/e2e/test_imports.py).
+    from truegreen.doctor.checks.gang_waits import explained_waits
+
+    return explained_waits(env)
 
 
 JobPodsOnMachine = tuple[Resources, int, list[str], list[str]]
