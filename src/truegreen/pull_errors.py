@@ -13,7 +13,8 @@ error (`503 Service Unavailable`), a certificate the machine does not trust (`x5
 image with no build for the machine's processor (the runtime found
 the image's index but no entry for the machine's platform; its words end `not found` too, so
 this is read before a missing image), a piece missing from the machine's own copy
-(containerd's `content digest …: not found`, read before a missing image too). Docker Hub's
+(containerd's `content digest …: not found`, or its snapshot store's `parent snapshot …
+does not exist: not found`, read before a missing image too). Docker Hub's
 `pull access denied, repository does not exist or may require authorization` says either a
 missing image or a refused login, so it is read as neither. A message that says none of these
 is left to the generic finding, quoted.
@@ -142,12 +143,21 @@ _PATTERNS = (
     # metadata store's `content digest %v: %w` (metadata/content.go, errdefs.ErrNotFound) or
     # its blob store's `blob %s expected at %s: %w` around `blob not found: %w`
     # (content/local/store.go ReaderAt, OpenReader), while unpacking
-    # or extracting a layer (containerd#3604, #3937, #8674). The registry resolved the image;
-    # its `not found` is not the registry's, so this is read before a missing image.
+    # or extracting a layer (containerd#3604, #3937, #8674); or its snapshot store lacks a
+    # layer it had recorded: the metadata store's `parent snapshot %v does not exist: %w` and
+    # `snapshot %v does not exist: %w` (core/metadata/snapshot.go), the snapshotter's own
+    # `parent does not exist: %w`, `failed to get active snapshot %q: %w` and `missing parent
+    # %q of snapshot %q: %w` (core/snapshots/storage/bolt.go), all errdefs.ErrNotFound, under
+    # core/unpack/unpacker.go's `failed to prepare extraction snapshot %q: %w` or `failed to
+    # commit snapshot %s: %w` (containerd#2382, #3787, #10835). The registry resolved the
+    # image; its `not found` is not the registry's, so this is read before a missing image.
     (
         PullError.COPY_DAMAGED,
         LazyPattern(
-            r"content digest \S+: not found|blob \S+ expected at \S+: blob not found", re.I
+            r"content digest \S+: not found|blob \S+ expected at \S+: blob not found"
+            r"|\bsnapshot\b.*\bdoes not exist: not found|\bparent does not exist: not found"
+            r"|\b(?:active|of) snapshot\b.*: not found",
+            re.I,
         ),
     ),
     (PullError.NOT_FOUND, LazyPattern(r"\bnot found\b|manifest unknown|name unknown", re.I)),

@@ -172,6 +172,15 @@ BLOB = "sha256:51f5c6a04d83efd2d45c5fd59537218924bc46705e3de6ffc8bc07b51481610b"
             f"to get reader from content store: content digest {BLOB}: not found",
             id="extract-layer",
         ),
+        # containerd#2382, PR #8173's CI log: core/unpack/unpacker.go `failed to prepare
+        # extraction snapshot %q: %w` around core/metadata/snapshot.go `parent snapshot %v does
+        # not exist: %w` (errdefs.ErrNotFound), as the kubelet quotes it with the gRPC code.
+        pytest.param(
+            f"rpc error: code = NotFound desc = "
+            f'failed to pull and unpack image "{REF}": failed to prepare extraction snapshot '
+            f'"extract-795119289-7389 {LAYER}": parent snapshot {BLOB} does not exist: not found',
+            id="parent-snapshot",
+        ),
     ],
 )
 def test_a_piece_missing_from_the_machine_s_own_copy_is_not_the_registry_s_answer(

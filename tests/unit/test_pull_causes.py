@@ -80,6 +80,10 @@ UNPACK = (
 )
 """containerd's metadata store lacking a piece it recorded (metadata/content.go `content digest
 %v: %w`, containerd#3604)."""
+PREPARE = f'{PULL} failed to prepare extraction snapshot "extract-795119289-7389 {DIGEST}"'
+SNAPSHOT = f"{PREPARE}: parent snapshot {DIGEST} does not exist: not found"
+"""containerd's snapshot store lacking the parent layer it had recorded, as containerd#2382
+and PR #8173's CI log quote it."""
 
 
 @pytest.mark.parametrize(
@@ -97,6 +101,32 @@ UNPACK = (
             f"{PULL} failed to extract layer {DIGEST}: failed to get reader from content store: "
             f"blob {DIGEST} expected at /var/lib/containerd/io.containerd.content.v1.content/"
             f"blobs/sha256/{DIGEST[7:]}: blob not found: not found",
+            PullError.COPY_DAMAGED,
+        ),
+        # containerd's snapshot store on the machine lacks the parent layer it had recorded
+        # (containerd#2382, #3787, #10835): core/unpack/unpacker.go `failed to prepare
+        # extraction snapshot %q: %w` around core/metadata/snapshot.go `parent snapshot %v
+        # does not exist: %w` (errdefs.ErrNotFound).
+        (SNAPSHOT, PullError.COPY_DAMAGED),
+        # unpacker.go `failed to commit snapshot %s: %w` around metadata/snapshot.go `snapshot
+        # %v does not exist: %w`, the key being the extraction's (`extract-%s %s`).
+        (
+            f"{PULL} failed to commit snapshot extract-1 {DIGEST}: snapshot extract-1 {DIGEST} "
+            "does not exist: not found",
+            PullError.COPY_DAMAGED,
+        ),
+        # The snapshotter's own store beneath (core/snapshots/storage/bolt.go `CreateSnapshot`
+        # `parent does not exist: %w`, `CommitActive` `failed to get active snapshot %q: %w`
+        # and `missing parent %q of snapshot %q: %w`).
+        (f"{PREPARE}: parent does not exist: not found", PullError.COPY_DAMAGED),
+        (
+            f"{PULL} failed to commit snapshot extract-1 {DIGEST}: failed to get active "
+            f'snapshot "extract-1 {DIGEST}": not found',
+            PullError.COPY_DAMAGED,
+        ),
+        (
+            f'{PULL} failed to commit snapshot extract-1 {DIGEST}: missing parent "{DIGEST}" of '
+            f'snapshot "extract-1 {DIGEST}": not found',
             PullError.COPY_DAMAGED,
         ),
         # The registry's own 404 for a blob (remotes/docker/fetcher.go `content at %v not
@@ -117,6 +147,12 @@ def test_a_piece_missing_from_the_machine_s_copy_is_told_from_the_registry_s_404
 def test_refresh_waits_out_a_piece_missing_from_the_machine_s_copy() -> None:
     """No registry said the image is missing: still starting, bounded by the wait."""
     assert stuck_new_pod([_new_pod(UNPACK)], MARKER) == ""
+
+
+def test_refresh_waits_out_a_layer_missing_from_the_machine_s_snapshot_store() -> None:
+    """The snapshot store's `not found` is the machine's, not the registry's: the next pull
+    may complete it (containerd#3787), so still starting."""
+    assert stuck_new_pod([_new_pod(SNAPSHOT)], MARKER) == ""
 
 
 HEAD = 'failed to do request: Head "https://registry.example.com/v2/team/runner/manifests/stable"'
