@@ -55,6 +55,18 @@ def _wait(reason: str, last: str | None = None, message: str = "detail") -> Chan
     return change
 
 
+def _pulling(image: str, message: str) -> Change:
+    """The manager's copy waits in ErrImagePull on `image` with the kubelet's `message`."""
+
+    def change(objects: list[Obj], now: datetime) -> None:
+        _wait("ErrImagePull", message=message)(objects, now)
+        pod = manager_pod(objects)
+        pod["spec"]["containers"][0]["image"] = image
+        pod["status"]["containerStatuses"][0]["image"] = image
+
+    return change
+
+
 def _pending(age: timedelta) -> Change:
     def change(objects: list[Obj], now: datetime) -> None:
         pod = manager_pod(objects)
@@ -233,6 +245,17 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
             "%3Ajobs-manager%3Apull&service=registry.example.com: 401 Unauthorized",
         ),
         ("workloads.image-login-needed", "fail", "measured"),
+    ),
+    (
+        # The same refusal at a registry whose machines log in by their own means (the
+        # cloud's kubelet credential provider brought no secret).
+        "image machine login failed",
+        _pulling(
+            "team.azurecr.io/jobs-manager:1.4",
+            'failed to pull and unpack image "team.azurecr.io/jobs-manager:1.4": failed to '
+            "authorize: failed to fetch anonymous token: unexpected status: 403 Forbidden",
+        ),
+        ("workloads.image-machine-login-failed", "fail", "measured"),
     ),
     (
         "image pull limit",

@@ -19,18 +19,24 @@ from tests.support.scenarios import Obj, find, healthy
 REF = "registry.example.com/ml/jobs-manager:1.5"
 
 
-def _failing(reason: str, message: str, *, events: tuple[tuple[str, timedelta], ...] = ()) -> Any:
-    """The jobs-manager's copy waits in `reason` pulling REF with the kubelet's `message`,
+def _failing(
+    reason: str,
+    message: str,
+    *,
+    events: tuple[tuple[str, timedelta], ...] = (),
+    image: str = REF,
+) -> Any:
+    """The jobs-manager's copy waits in `reason` pulling `image` with the kubelet's `message`,
     and the kubelet's `Failed` Warning Events about it: (message, age) each."""
 
     def build(now: datetime) -> list[Obj]:
         objects = healthy(now)
         pod = find(objects, "Pod", "jobs-manager-abc12")
-        pod["spec"]["containers"][0]["image"] = REF
+        pod["spec"]["containers"][0]["image"] = image
         pod["status"]["phase"] = "Pending"
         pod["status"]["containerStatuses"][0].update(
             {
-                "image": REF,
+                "image": image,
                 "imageID": "",
                 "ready": False,
                 "state": {"waiting": {"reason": reason, "message": message}},
@@ -149,6 +155,51 @@ def test_a_registry_that_wants_a_login_none_was_sent_for_is_told_to_get_one(
     assert finding["code"] == "workloads.image-login-needed", finding["headline"]
     assert finding["headline"].endswith("ghcr.io wants a login, and the download sent none.")
     assert "refused the login" not in finding["headline"]
+    assert exit_code == 2
+
+
+ACR = "myacr.azurecr.io/ml/jobs-manager:1.5"
+PKG = "us-docker.pkg.dev/acme/ml/jobs-manager:1.5"
+
+
+@pytest.mark.parametrize(
+    ("image", "words"),
+    [
+        # Microsoft's "Troubleshoot image pull from ACR" (AKS): the 403 an ACR behind a private
+        # link answers when the machines' name resolution misses the private zone.
+        pytest.param(
+            ACR,
+            f'failed to pull and unpack image "{ACR}": failed to resolve reference "{ACR}": '
+            "failed to authorize: failed to fetch anonymous token: unexpected status: 403 "
+            "Forbidden",
+            id="acr",
+        ),
+        # The same refusal as containerd 2.x words it (core/remotes/errors).
+        pytest.param(
+            PKG,
+            f'failed to pull and unpack image "{PKG}": failed to resolve reference "{PKG}": '
+            "failed to authorize: failed to fetch anonymous token: unexpected status from GET "
+            "request to https://us-docker.pkg.dev/v2/token?scope=repository%3Aacme%2Fml%2F"
+            "jobs-manager%3Apull&service=us-docker.pkg.dev: 403 Forbidden",
+            id="artifact-registry",
+        ),
+    ],
+)
+def test_a_cloud_registry_refusing_the_machines_own_login_is_not_told_to_get_a_pod_login(
+    doctor: Doctor, image: str, words: str
+) -> None:
+    """At a registry whose machines log in by their own means (the cloud's kubelet credential
+    provider: pkg/credentialprovider/azure, gcp; amazon-eks-ami's ECR provider), containerd asks
+    anonymously because the provider brought no secret (authorizer.go `doBearerAuth`): the
+    machines' own login is the one to fix, not a login the workload names."""
+    message = f"rpc error: code = Unknown desc = {words}"
+    doctor.load(_failing("ErrImagePull", message, image=image))
+    finding, exit_code = _pull_finding(doctor)
+    registry = image.split("/", 1)[0]
+    assert finding["code"] == "workloads.image-machine-login-failed", finding["headline"]
+    assert f"the machines log in to {registry} by their own means" in finding["headline"]
+    assert "403 Forbidden" in finding["headline"], finding["headline"]
+    assert "Create a registry login" not in finding["remedy"], finding["remedy"]
     assert exit_code == 2
 
 

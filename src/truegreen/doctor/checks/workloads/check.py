@@ -19,6 +19,7 @@ from truegreen.doctor.checks.workloads.words import (
     IMAGE_DOWNLOAD_FAILING,
     IMAGE_LOGIN_NEEDED,
     IMAGE_LOGIN_REFUSED,
+    IMAGE_MACHINE_LOGIN_FAILED,
     IMAGE_NOT_IN_REGISTRY,
     IMAGE_PULL_LIMIT,
     IMAGE_SIGNATURE_REFUSED,
@@ -91,6 +92,7 @@ from truegreen.quantity import (
 from truegreen.rollout import rollout_status
 
 if TYPE_CHECKING:
+    from truegreen.doctor.checks.workloads.missing_login import MissingLogin
     from truegreen.pull_errors import PullError
 
 CHECK = CheckId.WORKLOADS
@@ -320,6 +322,7 @@ def _pull_problem(
 ) -> _PodProblem:
     """A container waiting on an image it could not download or name (`_IMAGE_FAILING`): what
     the kubelet's reason and words say stopped it, else its words quoted, else the wait."""
+    from truegreen.doctor.checks.workloads.missing_login import missing_login
     from truegreen.doctor.knowledge.pull_errors import (
         error_words,
         last_pull_failure,
@@ -349,10 +352,24 @@ def _pull_problem(
         machine = f"'{o.node_name(pod)}'"
         fields = (*fields, ("registry", _registry_of(image)), ("machine", machine))
         code = _pull_codes()[said]
+        if code == IMAGE_LOGIN_NEEDED:
+            code, more = _lacking(missing_login(image), words)
+            fields = (*fields, *more)
     elif words:
         fields = (*fields, ("message", quoted_cause(words)))
         code = IMAGE_DOWNLOAD_ERROR
     return _PodProblem(code, Status.FAIL, Basis.MEASURED, detail.rstrip(": "), fields)
+
+
+def _lacking(missing: "MissingLogin", words: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The finding for a pull whose anonymous token the registry refused, by whose login it
+    lacked (missing_login.py), and the words it adds."""
+    from truegreen.doctor.checks.workloads.missing_login import LoginLack
+    from truegreen.doctor.knowledge.pull_errors import quoted_cause
+
+    if missing.lack is LoginLack.MACHINES:
+        return IMAGE_MACHINE_LOGIN_FAILED, (("message", quoted_cause(words)),)
+    return IMAGE_LOGIN_NEEDED, ()
 
 
 def _waits(

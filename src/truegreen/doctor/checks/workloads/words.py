@@ -18,6 +18,7 @@ IMAGE_DOWNLOAD_ERROR: Final = "workloads.image-download-error"
 IMAGE_NOT_IN_REGISTRY: Final = "workloads.image-not-in-registry"
 IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
 IMAGE_LOGIN_NEEDED: Final = "workloads.image-login-needed"
+IMAGE_MACHINE_LOGIN_FAILED: Final = "workloads.image-machine-login-failed"
 IMAGE_PULL_LIMIT: Final = "workloads.image-pull-limit"
 REGISTRY_UNREACHABLE: Final = "workloads.registry-unreachable"
 REGISTRY_FAILING: Final = "workloads.registry-failing"
@@ -107,6 +108,15 @@ WORDS: Final[dict[str, Wording]] = {
         "download sent none.",
         "Create a registry login for {registry} and name it in the workload's settings, or "
         "add {registry} to the login it names; {command} shows the registry's words.",
+    ),
+    IMAGE_MACHINE_LOGIN_FAILED: Wording(
+        "{workload} can't download its image {image}: the machines log in to {registry} by "
+        "their own means, and that login was not made or not accepted (its machine says "
+        "“{message}”).",
+        "Check the machines' own login to {registry}: the cloud's credential helper on them, "
+        "the cloud role or identity they download with (allowed to read {registry}), and "
+        "their network path to it (a private link's name resolution); {command} shows the "
+        "whole error.",
     ),
     IMAGE_PULL_LIMIT: Wording(
         "{workload} can't download its image {image}: {registry} allows only so many downloads, "
