@@ -20,7 +20,7 @@ from tests.scenario.test_pull_logins import PINNED_HERE as PULL_LOGIN_CODES
 from tests.scenario.test_runtime_class import PINNED_HERE as RUNTIME_CLASS_CODES
 from tests.scenario.test_stored_pod import PINNED_HERE as STORED_POD_CODES
 from tests.support.cli import run_cli
-from tests.support.scenarios import healthy, ts
+from tests.support.scenarios import b64, healthy, ts
 from truegreen.doctor.catalogue import WORDING
 
 Obj = dict[str, Any]
@@ -63,6 +63,25 @@ def _pulling(image: str, message: str) -> Change:
         pod = manager_pod(objects)
         pod["spec"]["containers"][0]["image"] = image
         pod["status"]["containerStatuses"][0]["image"] = image
+
+    return change
+
+
+def _pulling_with_empty_login() -> Change:
+    """The manager's copy is refused an anonymous token for its image while the login it names,
+    regcred, holds an empty entry for that image's registry."""
+
+    def change(objects: list[Obj], now: datetime) -> None:
+        _wait(
+            "ErrImagePull",
+            message=f"{_PULL} failed to authorize: failed to fetch anonymous token: unexpected "
+            "status from GET request to https://registry.example.com/token: 401 Unauthorized",
+        )(objects, now)
+        config = {"auths": {"registry.example.com": {}}, "credsStore": "desktop"}
+        secret = next(
+            o for o in objects if o["kind"] == "Secret" and o["metadata"]["name"] == "regcred"
+        )
+        secret["data"] = {".dockerconfigjson": b64(json.dumps(config))}
 
     return change
 
@@ -256,6 +275,13 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
             "authorize: failed to fetch anonymous token: unexpected status: 403 Forbidden",
         ),
         ("workloads.image-machine-login-failed", "fail", "measured"),
+    ),
+    (
+        # The same refusal where the login the copy names holds an empty entry for the
+        # registry (a Docker Desktop config.json made into a login: `credsStore`).
+        "image login empty",
+        _pulling_with_empty_login(),
+        ("workloads.image-login-empty", "fail", "measured"),
     ),
     (
         "image pull limit",

@@ -7,6 +7,8 @@ inside (containerd pull.go, remotes/docker resolver.go and authorizer.go; CRI-O
 server/image_pull.go over containers/image).
 """
 
+import base64
+import json
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -156,6 +158,60 @@ def test_a_registry_that_wants_a_login_none_was_sent_for_is_told_to_get_one(
     assert finding["headline"].endswith("ghcr.io wants a login, and the download sent none.")
     assert "refused the login" not in finding["headline"]
     assert exit_code == 2
+
+
+GHCR_ANONYMOUS = (
+    f'rpc error: code = Unknown desc = failed to pull and unpack image "{GHCR}": failed to '
+    f'resolve reference "{GHCR}": failed to authorize: failed to fetch anonymous token: '
+    "unexpected status from GET request to https://ghcr.io/token?scope=repository%3Aacme%2F"
+    "jobs-manager%3Apull&service=ghcr.io: 401 Unauthorized"
+)
+
+
+def _login_holding(config: dict[str, Any]) -> Any:
+    """The jobs-manager's copy, naming the login regcred that holds `config`, waits in
+    ErrImagePull on GHCR, refused an anonymous token."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = _failing("ErrImagePull", GHCR_ANONYMOUS, image=GHCR)(now)
+        template = find(objects, "Deployment", "jobs-manager")["spec"]["template"]["spec"]
+        template["containers"][0]["image"] = GHCR
+        login = json.dumps(config).encode()
+        find(objects, "Secret", "regcred")["data"] = {
+            ".dockerconfigjson": base64.b64encode(login).decode()
+        }
+        return objects
+
+    return build
+
+
+def test_a_login_whose_entry_for_the_registry_is_empty_is_told_apart_from_none(
+    doctor: Doctor,
+) -> None:
+    """regcred is a Docker Desktop config.json made into a registry login: its ghcr.io entry is
+    empty, the password kept in the computer's credential store (`credsStore`). The kubelet
+    files the entry and sends it (pkg/credentialprovider keyring.go Add; kuberuntime_image.go
+    PullImage), containerd's ParseAuth finds no secret in it
+    (internal/cri/server/images/image_pull.go) and asks anonymously (authorizer.go
+    `doBearerAuth`): the login named for ghcr.io holds nothing, it is not missing."""
+    doctor.load(_login_holding({"auths": {"ghcr.io": {}}, "credsStore": "desktop"}))
+    finding, exit_code = _pull_finding(doctor)
+    assert finding["code"] == "workloads.image-login-empty", finding["headline"]
+    assert finding["headline"].endswith(
+        "the registry login 'regcred' it names for ghcr.io holds no user name and password, so "
+        "the download sent none."
+    )
+    assert "add ghcr.io to the login it names" not in finding["remedy"], finding["remedy"]
+    assert "credential store" in finding["remedy"], finding["remedy"]
+    assert exit_code == 2
+
+
+def test_a_login_with_no_entry_for_the_registry_is_told_to_add_one(doctor: Doctor) -> None:
+    """regcred holds a password for another registry alone: nothing was sent for ghcr.io."""
+    doctor.load(_login_holding({"auths": {"registry.example.com": {"auth": "cm9ib3Q6cHc="}}}))
+    finding, _ = _pull_finding(doctor)
+    assert finding["code"] == "workloads.image-login-needed", finding["headline"]
+    assert "add ghcr.io to the login it names" in finding["remedy"], finding["remedy"]
 
 
 ACR = "myacr.azurecr.io/ml/jobs-manager:1.5"

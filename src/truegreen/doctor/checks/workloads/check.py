@@ -11,12 +11,19 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed
 from truegreen.doctor.checks.base import format_age, workloads_of
 from truegreen.doctor.checks.workloads.memory import failed_tries, restarted_after_kill
+from truegreen.doctor.checks.workloads.missing_login import (
+    LoginLack,
+    LoginReads,
+    MissingLogin,
+    missing_login,
+)
 from truegreen.doctor.checks.workloads.runtime_needs import SHM_FIX, SHM_PATH, shared_memory_needs
 from truegreen.doctor.checks.workloads.words import (
     CRASH_LOOP,
     IMAGE_COPY_DAMAGED,
     IMAGE_DOWNLOAD_ERROR,
     IMAGE_DOWNLOAD_FAILING,
+    IMAGE_LOGIN_EMPTY,
     IMAGE_LOGIN_NEEDED,
     IMAGE_LOGIN_REFUSED,
     IMAGE_MACHINE_LOGIN_FAILED,
@@ -92,7 +99,6 @@ from truegreen.quantity import (
 from truegreen.rollout import rollout_status
 
 if TYPE_CHECKING:
-    from truegreen.doctor.checks.workloads.missing_login import MissingLogin
     from truegreen.pull_errors import PullError
 
 CHECK = CheckId.WORKLOADS
@@ -242,7 +248,8 @@ def _pod_problem(
     grace: timedelta,
     is_job: bool,
     kubectl: Kubectl,
-    events: Sequence[KubeObject] = (),
+    events: Sequence[KubeObject],
+    logins: LoginReads,
 ) -> _PodProblem | None:
     name = o.name_of(pod)
     describe = ("command", kubectl.here("describe", "pod", name))
@@ -268,7 +275,7 @@ def _pod_problem(
                 CRASH_LOOP, Status.FAIL, Basis.MEASURED, detail, (("command", logs),)
             )
         if reason in _IMAGE_FAILING:
-            return _pull_problem(pod, container, now, events, describe)
+            return _pull_problem(pod, container, now, events, describe, logins)
         if reason in _SETTING_MISSING or reason in _WONT_START:
             from truegreen.doctor.knowledge.missing_settings import missing_setting
 
@@ -319,10 +326,10 @@ def _pull_problem(
     now: datetime,
     events: Sequence[KubeObject],
     describe: tuple[str, str],
+    logins: LoginReads,
 ) -> _PodProblem:
     """A container waiting on an image it could not download or name (`_IMAGE_FAILING`): what
     the kubelet's reason and words say stopped it, else its words quoted, else the wait."""
-    from truegreen.doctor.checks.workloads.missing_login import missing_login
     from truegreen.doctor.knowledge.pull_errors import (
         error_words,
         last_pull_failure,
@@ -353,7 +360,7 @@ def _pull_problem(
         fields = (*fields, ("registry", _registry_of(image)), ("machine", machine))
         code = _pull_codes()[said]
         if code == IMAGE_LOGIN_NEEDED:
-            code, more = _lacking(missing_login(image), words)
+            code, more = _lacking(missing_login(image, o.pod_spec(pod), logins), words)
             fields = (*fields, *more)
     elif words:
         fields = (*fields, ("message", quoted_cause(words)))
@@ -361,14 +368,15 @@ def _pull_problem(
     return _PodProblem(code, Status.FAIL, Basis.MEASURED, detail.rstrip(": "), fields)
 
 
-def _lacking(missing: "MissingLogin", words: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+def _lacking(missing: MissingLogin, words: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """The finding for a pull whose anonymous token the registry refused, by whose login it
     lacked (missing_login.py), and the words it adds."""
-    from truegreen.doctor.checks.workloads.missing_login import LoginLack
     from truegreen.doctor.knowledge.pull_errors import quoted_cause
 
     if missing.lack is LoginLack.MACHINES:
         return IMAGE_MACHINE_LOGIN_FAILED, (("message", quoted_cause(words)),)
+    if missing.lack is LoginLack.EMPTY:
+        return IMAGE_LOGIN_EMPTY, (("names", ", ".join(f"'{n}'" for n in missing.names)),)
     return IMAGE_LOGIN_NEEDED, ()
 
 
@@ -475,6 +483,7 @@ def check(env: Environment) -> list[Finding]:
     jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
     work = env.work()
     events = env.warning_events.items if isinstance(env.warning_events, Listed) else ()
+    logins = LoginReads(env.service_accounts, env.secrets)
     # The storage check says a volume the attach-detach controller could not attach.
     reported = pods_with_evidence(env.reports()) | {
         f.pod for f in attach_failures(events, waiting_to_attach(env.pods.items))
@@ -497,7 +506,7 @@ def check(env: Environment) -> list[Finding]:
         if owner is None:
             continue  # not part of the environment
         problem = _pod_problem(
-            pod, env.now, env.settings.pending_grace, bool(job_name), kubectl, events
+            pod, env.now, env.settings.pending_grace, bool(job_name), kubectl, events, logins
         )
         if problem is not None and problem.code in _WAITS and o.name_of(pod) in reported:
             continue  # a component said why it waits: the evidence or storage check says it

@@ -3,18 +3,34 @@
 containerd asks anonymously only when the pull carries no secret for the registry
 (core/remotes/docker/authorizer.go `doBearerAuth`: `to.Secret == ""`, then `failed to fetch
 anonymous token: %w`). The kubelet pulls with the pod's logins joined to the machines' own (a
-kubelet credential provider: pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring), so a
-refused anonymous token says that none of them brought one, not which was missing: at a cloud
-registry whose machines log in by their own means (MACHINE_LOGIN_REGISTRIES: ECR, GCR,
-Artifact Registry, ACR), their credential provider brought none the registry accepted, and a
-pod needs no login there; elsewhere the pod sent no login for the registry.
+kubelet credential provider: pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring), each
+login's user name and password alone (keyring.go Add), so a refused anonymous token says that
+none of them brought one, not which was missing:
+- at a cloud registry whose machines log in by their own means (MACHINE_LOGIN_REGISTRIES: ECR,
+  GCR, Artifact Registry, ACR), their credential provider brought none the registry accepted,
+  and a pod needs no login there;
+- where the logins the pod names hold an entry for the registry and none of those entries
+  holds a password (`{"auths": {"ghcr.io": {}}, "credsStore": "desktop"}`: a Docker Desktop
+  config.json whose password the computer's credential store keeps), the kubelet sends the
+  empty entry (kuberuntime_image.go PullImage) and containerd's `ParseAuth`
+  (internal/cri/server/images/image_pull.go) finds no secret in it;
+- otherwise the pod sent no login for the registry.
 """
 
+from collections.abc import Mapping
 from enum import StrEnum
+from typing import Any
 
 from msgspec import Struct
 
-from truegreen.doctor.knowledge.image_presence import machines_log_in
+from truegreen import kubeobjects as o
+from truegreen.cluster import GetRead, Got
+from truegreen.doctor.knowledge.image_presence import (
+    applying_logins,
+    machines_log_in,
+    pod_logins,
+    registries_with_credentials,
+)
 from truegreen.images import ImageReferenceError, parse_image
 
 
@@ -23,23 +39,46 @@ class LoginLack(StrEnum):
 
     MACHINES = "machines"
     """The machines' own: the registry is one whose machines log in by their own means."""
+    EMPTY = "empty"
+    """The pod's: the logins it names for the registry hold no password."""
     NONE = "none"
     """The pod's: it sent no login for the registry."""
+
+
+class LoginReads(Struct, frozen=True):
+    """doctor's reads of the logins a pod may name: its account and the Secrets, by name."""
+
+    accounts: Mapping[str, GetRead]
+    secrets: Mapping[str, GetRead]
 
 
 class MissingLogin(Struct, frozen=True):
     """Whose login a pull refused an anonymous token lacked."""
 
     lack: LoginLack
+    names: tuple[str, ...] = ()
+    """EMPTY: the logins the pod names for the registry, none of which holds a password."""
 
 
-def missing_login(image: str) -> MissingLogin:
-    """Whose login the pull of `image` lacked when the registry refused containerd's
-    anonymous token."""
+def missing_login(image: str, spec: Mapping[str, Any], reads: LoginReads) -> MissingLogin:
+    """Whose login the pull of `image` by a pod of `spec` lacked when the registry refused
+    containerd's anonymous token."""
     try:
         ref = parse_image(image)
     except ImageReferenceError:
         return MissingLogin(LoginLack.NONE)  # the kubelet gives such an image no login
     if machines_log_in(ref.registry):
         return MissingLogin(LoginLack.MACHINES)
+    account = reads.accounts.get(o.service_account_name(spec))
+    named = pod_logins(spec, account, reads.secrets).applying_to(ref.name)
+    with_password = {
+        name: keys
+        for name in named
+        if isinstance(read := reads.secrets.get(name), Got)
+        and (keys := registries_with_credentials(read.obj)) is not None
+    }
+    # A login with a password for the registry would have been sent, and containerd would not
+    # have asked anonymously: the login changed since, and what the pull lacked is not known.
+    if named and not applying_logins(named, with_password, ref.name):
+        return MissingLogin(LoginLack.EMPTY, named)
     return MissingLogin(LoginLack.NONE)

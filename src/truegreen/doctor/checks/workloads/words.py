@@ -18,6 +18,7 @@ IMAGE_DOWNLOAD_ERROR: Final = "workloads.image-download-error"
 IMAGE_NOT_IN_REGISTRY: Final = "workloads.image-not-in-registry"
 IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
 IMAGE_LOGIN_NEEDED: Final = "workloads.image-login-needed"
+IMAGE_LOGIN_EMPTY: Final = "workloads.image-login-empty"
 IMAGE_MACHINE_LOGIN_FAILED: Final = "workloads.image-machine-login-failed"
 IMAGE_PULL_LIMIT: Final = "workloads.image-pull-limit"
 REGISTRY_UNREACHABLE: Final = "workloads.registry-unreachable"
@@ -108,6 +109,13 @@ WORDS: Final[dict[str, Wording]] = {
         "download sent none.",
         "Create a registry login for {registry} and name it in the workload's settings, or "
         "add {registry} to the login it names; {command} shows the registry's words.",
+    ),
+    IMAGE_LOGIN_EMPTY: Wording(
+        "{workload} can't download its image {image}: the registry login {names} it names for "
+        "{registry} holds no user name and password, so the download sent none.",
+        "Put the user name and password (or an access token) for {registry} in {names}: a "
+        "login made from a computer's Docker settings often has them kept in that computer's "
+        "credential store, not in the login; {command} shows the registry's words.",
     ),
     IMAGE_MACHINE_LOGIN_FAILED: Wording(
         "{workload} can't download its image {image}: the machines log in to {registry} by "
