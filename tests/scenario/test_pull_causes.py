@@ -443,3 +443,64 @@ def test_a_back_off_that_names_its_error_is_read_before_any_event(doctor: Doctor
     finding, _ = _pull_finding(doctor)
     assert finding["code"] == "workloads.image-download-error", finding["headline"]
     assert finding["headline"].endswith("no space left on device: unknown”."), finding["headline"]
+
+
+SIDECAR = "ghcr.io/acme/metrics-exporter:0.9"
+NOT_PUSHED = (
+    f'Failed to pull image "{REF}": rpc error: code = NotFound desc = failed to pull and unpack '
+    f'image "{REF}": failed to resolve reference "{REF}": {REF}: not found'
+)
+SIDECAR_REFUSED = (
+    f'Failed to pull image "{SIDECAR}": rpc error: code = Unknown desc = failed to pull and '
+    f'unpack image "{SIDECAR}": failed to resolve reference "{SIDECAR}": failed to authorize: '
+    "failed to fetch anonymous token: unexpected status from GET request to https://ghcr.io/"
+    "token?scope=repository%3Aacme%2Fmetrics-exporter%3Apull&service=ghcr.io: 401 Unauthorized"
+)
+
+
+@pytest.mark.parametrize("field_paths", [True, False], ids=["field-path", "image-alone"])
+def test_another_container_s_newer_event_is_not_this_container_s_cause(
+    doctor: Doctor, field_paths: bool
+) -> None:
+    """Both containers back off with no error named (kubelets before 1.30). The kubelet writes
+    one Failed Event per container's pull (pkg/kubelet/images/image_manager.go
+    `EnsureImageExists`, `Failed to pull image %q: %v`), about the container
+    (`involvedObject.fieldPath` `spec.containers{NAME}`: pkg/kubelet/container/ref.go
+    `GenerateContainerRef`): the sidecar's newer refusal is not the api container's cause, by
+    its field path, or, where an Event carries none, by the image it quotes."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _failing("ImagePullBackOff", f'Back-off pulling image "{REF}"')(now)
+        pod = find(objects, "Pod", "jobs-manager-abc12")
+        pod["spec"]["containers"].append({"name": "metrics", "image": SIDECAR})
+        pod["status"]["containerStatuses"].append(
+            {
+                "name": "metrics",
+                "image": SIDECAR,
+                "imageID": "",
+                "ready": False,
+                "restartCount": 0,
+                "state": {
+                    "waiting": {
+                        "reason": "ImagePullBackOff",
+                        "message": f'Back-off pulling image "{SIDECAR}"',
+                    }
+                },
+            }
+        )
+        said = []
+        for words, age, container in (
+            (NOT_PUSHED, timedelta(seconds=40), "api"),
+            (SIDECAR_REFUSED, timedelta(seconds=10), "metrics"),
+        ):
+            failed = event(now, pod, "Failed", words, "kubelet", age=age)
+            if field_paths:
+                failed["involvedObject"]["fieldPath"] = f"spec.containers{{{container}}}"
+            said.append(failed)
+        return [*objects, *said]
+
+    doctor.load(build)
+    finding, exit_code = _pull_finding(doctor)
+    assert finding["code"] == "workloads.image-not-in-registry", finding["headline"]
+    assert not any(SIDECAR in d for d in finding["details"]), finding["details"]
+    assert exit_code == 2

@@ -10,7 +10,7 @@ core/remotes/errors `unexpected status from %s request to %s: %s`.
 
 import pytest
 
-from truegreen.doctor.knowledge.pull_errors import error_words
+from truegreen.doctor.knowledge.pull_errors import error_words, last_pull_failure
 from truegreen.pull_errors import PullError, pull_error
 from truegreen.refresh.annotations import PendingRestart
 from truegreen.refresh.steps import stuck_new_pod
@@ -244,3 +244,48 @@ def test_refresh_waits_out_a_registry_not_reached(message: str) -> None:
 )
 def test_the_error_words_leave_out_what_only_names_the_image(message: str, words: str) -> None:
     assert error_words(message) == words
+
+
+def _failed_event(message: str, field_path: str | None = None) -> dict[str, object]:
+    involved: dict[str, object] = {"kind": "Pod", "name": "new", "uid": ""}
+    if field_path is not None:
+        involved["fieldPath"] = field_path
+    return {"type": "Warning", "reason": "Failed", "involvedObject": involved, "message": message}
+
+
+@pytest.mark.parametrize(
+    ("event", "read"),
+    [
+        # The kubelet quotes the image as the pod spec writes it; the runtime's status may
+        # carry it normalised (kuberuntime): the same image.
+        (_failed_event('Failed to pull image "python:3.12": x: not found'), True),
+        (
+            _failed_event(
+                'Failed to pull image "python:3.12": x: not found', "spec.containers{runner}"
+            ),
+            True,
+        ),
+        (
+            _failed_event(
+                'Failed to pull image "python:3.12": x: not found', "spec.containers{side}"
+            ),
+            False,
+        ),
+        (
+            _failed_event(
+                'Failed to pull image "python:3.12": x: not found', "spec.initContainers{runner}"
+            ),
+            True,
+        ),
+        (_failed_event('Failed to pull image "ghcr.io/acme/side:1": x: not found'), False),
+    ],
+    ids=["normalised", "its-path", "another-path", "init-path", "another-image"],
+)
+def test_a_failed_event_is_read_for_its_own_container_s_pull(
+    event: dict[str, object], read: bool
+) -> None:
+    """pkg/kubelet/container/ref.go `GenerateContainerRef` names the container in the Event's
+    field path; image_manager.go quotes the container's image."""
+    pod = {"metadata": {"name": "new"}}
+    found = last_pull_failure(pod, "runner", "docker.io/library/python:3.12", [event])
+    assert (found is not None) is read

@@ -16,6 +16,7 @@ from truegreen.doctor.knowledge.reports import (
     names_an_earlier_pod,
     quoted,
 )
+from truegreen.images import ImageReferenceError, parse_image
 from truegreen.patterns import LazyPattern
 from truegreen.pull_errors import PullError, pod_images, pull_error
 
@@ -58,12 +59,45 @@ class PullFailure(Struct, frozen=True):
     """When the kubelet last said it."""
 
 
-def last_pull_failure(pod: KubeObject, events: Iterable[KubeObject]) -> PullFailure | None:
-    """The kubelet's newest `Failed to pull image` Warning about `pod` and what it says
-    stopped the pull: for a container in `ImagePullBackOff` whose message is only
-    `Back-off pulling image "…"` (kubelets before 1.30 keep the error in the Event alone). The
-    newest is the kubelet's current word, whether or not a rule reads it: an older Event's
-    cause may be gone (image_manager.go writes one on every failed pull). None without one."""
+_CONTAINER_PATH = LazyPattern(r"^spec\.(?:containers|initContainers|ephemeralContainers)\{(.*)\}$")
+"""The field path of an Event about one container (pkg/kubelet/container/ref.go
+`GenerateContainerRef`, fieldPath.go `fieldPath`): `spec.containers{NAME}`."""
+_QUOTED_IMAGE = LazyPattern(r'^Failed to pull image "([^"]*)"')
+
+
+def _same_image(said: str, image: str) -> bool:
+    """`said` (the Event's quoted image) names `image`, as written or normalised alike (the
+    runtime's status may carry `docker.io/library/x:latest` for `x`)."""
+    if said == image:
+        return True
+    try:
+        return str(parse_image(said)) == str(parse_image(image))
+    except ImageReferenceError:
+        return False
+
+
+def _about(event: KubeObject, message: str, container: str, image: str) -> bool:
+    """`event` is about the pull of `container`'s `image`: by its field path where it names a
+    container, and by the image its message quotes (image_manager.go writes one Event per
+    container's pull, quoting that container's image)."""
+    involved = o.mapping(event.get("involvedObject") or event.get("regarding"))
+    path = _CONTAINER_PATH.match(str(involved.get("fieldPath") or ""))
+    quoted_image = _QUOTED_IMAGE.match(message)
+    return (path is None or path.group(1) == container) and (
+        quoted_image is None or _same_image(quoted_image.group(1), image)
+    )
+
+
+def last_pull_failure(
+    pod: KubeObject, container: str, image: str, events: Iterable[KubeObject]
+) -> PullFailure | None:
+    """The kubelet's newest `Failed to pull image` Warning about `pod`'s `container` pulling
+    `image` and what it says stopped the pull: for a container in `ImagePullBackOff` whose
+    message is only `Back-off pulling image "…"` (kubelets before 1.30 keep the error in the
+    Event alone). The newest is the kubelet's current word on that container's pull, whether
+    or not a rule reads it: an older Event's cause may be gone (image_manager.go writes one on
+    every failed pull), and another container's Event is about another pull. None without
+    one."""
     said: list[tuple[datetime | None, str]] = []
     for event in events:
         involved = o.mapping(event.get("involvedObject") or event.get("regarding"))
@@ -76,6 +110,7 @@ def last_pull_failure(pod: KubeObject, events: Iterable[KubeObject]) -> PullFail
             or involved.get("name") != o.name_of(pod)
             or names_an_earlier_pod(str(involved.get("uid") or ""), seen, pod)
             or not message.startswith(FAILED_TO_PULL)
+            or not _about(event, message, container, image)
         ):
             continue
         said.append((seen, message))

@@ -348,7 +348,7 @@ def _pull_problem(
     if said is None and not words and reason == "ImagePullBackOff":
         # The back-off names no error (kubelets before 1.30): the newest Failed Event is the
         # kubelet's word on the pull it backs off from.
-        found = last_pull_failure(pod, events)
+        found = last_pull_failure(pod, str(container.get("name") or ""), image, events)
         if found is not None:
             said, words = found.error, error_words(found.message)
             ago = f" {format_age(_age(found.seen, now))} ago" if found.seen else ""
