@@ -1,6 +1,7 @@
-"""A workload short of a copy its controller cannot make (a quota reached) after its rollout
-completed: no update under way, as the controller judges it, and the controller's own words
-quoted where the rollout is judged unfinished; pinned value by value (the scenarios in
+"""A workload short of a copy: a Deployment's is no update under way only where its controller
+says why the copy is missing (a quota reached) and no copy of an older template is still there,
+and the controller's own words are quoted where the rollout is judged unfinished; a
+StatefulSet's or DaemonSet's is an update under way. Pinned value by value (the scenarios in
 tests/scenario/test_refresh_missing_copy.py run them through the CLI)."""
 
 from datetime import UTC, datetime
@@ -41,9 +42,11 @@ SHORT = {"replicas": 1, "updatedReplicas": 1, "readyReplicas": 1, "availableRepl
     ("workload", "under_way"),
     [
         # progress.go `isCompleteDeployment`: every copy it has updated, NewReplicaSetAvailable
-        # kept: complete, the missing copy no update (with or without the failure copied over).
+        # kept: the missing copy is no update where the controller says why it is missing...
         (_web(_progressing("NewReplicaSetAvailable"), FAILED, **SHORT), False),
-        (_web(_progressing("NewReplicaSetAvailable"), **SHORT), False),
+        # ... and an update where it does not (a Recreate rollout keeps NewReplicaSetAvailable
+        # before its new ReplicaSet is made, kubernetes#115538).
+        (_web(_progressing("NewReplicaSetAvailable"), **SHORT), True),
         # A new template rolling out (sync.go `getNewReplicaSet` moves the reason off it).
         (_web(_progressing("ReplicaSetUpdated"), FAILED, **SHORT), True),
         (_web(_progressing("NewReplicaSetCreated"), **SHORT), True),
@@ -58,7 +61,7 @@ SHORT = {"replicas": 1, "updatedReplicas": 1, "readyReplicas": 1, "availableRepl
     ],
     ids=[
         "complete-failed-create",
-        "complete",
+        "complete-no-failure-said",
         "updating-failed-create",
         "new-replica-set",
         "old-copies",
@@ -71,7 +74,7 @@ SHORT = {"replicas": 1, "updatedReplicas": 1, "readyReplicas": 1, "availableRepl
 def test_a_deployment_short_of_a_copy_is_updating_only_as_its_controller_says(
     workload: Obj, under_way: bool
 ) -> None:
-    assert updating(workload, "Deployment") is under_way
+    assert updating(workload, "Deployment", [], []) is under_way
 
 
 def _db(partition: int = 0, **status: Any) -> Obj:
@@ -84,47 +87,48 @@ def _db(partition: int = 0, **status: Any) -> Obj:
 @pytest.mark.parametrize(
     ("workload", "under_way"),
     [
-        # Two copies of three made, both updated and ready: completeRollingUpdate (comparing
-        # status.replicas) made the revisions one.
-        (_db(replicas=2, updatedReplicas=2, currentRevision="b", updateRevision="b"), False),
-        # ... one of the two made not updated yet: under way.
+        # Two copies of three made, both updated and ready: the third is missing, made in a
+        # later sync or refused (only an Event says which): under way.
+        (_db(replicas=2, updatedReplicas=2, currentRevision="b", updateRevision="b"), True),
         (_db(replicas=2, updatedReplicas=1, currentRevision="b", updateRevision="b"), True),
         (_db(replicas=2, updatedReplicas=2, currentRevision="a", updateRevision="b"), True),
-        # Every copy made: counted against the copies wanted.
         (_db(replicas=3, updatedReplicas=2, currentRevision="b", updateRevision="b"), True),
+        (_db(replicas=3, updatedReplicas=3, currentRevision="b", updateRevision="b"), False),
         # More copies than wanted (a scale-down under way): counted against the copies wanted.
         (_db(replicas=4, updatedReplicas=3, currentRevision="b", updateRevision="b"), False),
-        # A partition: only the copies made above it are updated.
-        (_db(1, replicas=2, updatedReplicas=1, currentRevision="a", updateRevision="b"), False),
-        (_db(1, replicas=2, updatedReplicas=0, currentRevision="a", updateRevision="b"), True),
+        # A partition: the copies above it are counted, whether they are there or not.
+        (_db(1, replicas=2, updatedReplicas=1, currentRevision="a", updateRevision="b"), True),
+        (_db(1, replicas=2, updatedReplicas=2, currentRevision="a", updateRevision="b"), False),
         (_db(1, replicas=3, updatedReplicas=1, currentRevision="a", updateRevision="b"), True),
     ],
     ids=[
         "missing-copy",
         "made-not-updated",
         "revisions-apart",
-        "every-copy-made",
+        "one-not-updated",
+        "every-copy-updated",
         "scaling-down",
         "partition-missing-copy",
-        "partition-not-updated",
-        "partition-every-copy",
+        "partition-every-copy-updated",
+        "partition-one-not-updated",
     ],
 )
-def test_a_statefulset_short_of_a_copy_is_updating_only_for_the_copies_it_has(
+def test_a_statefulset_short_of_a_copy_is_an_update_under_way(
     workload: Obj, under_way: bool
 ) -> None:
-    assert updating(workload, "StatefulSet") is under_way
+    assert updating(workload, "StatefulSet", [], []) is under_way
 
 
 @pytest.mark.parametrize(
     ("counts", "under_way"),
     [
-        ((3, 2, 2), False),  # a machine's copy never made; the two made are updated
+        ((3, 2, 2), True),  # a machine's copy not there, made later or refused: under way
         ((3, 2, 1), True),  # a copy made on an older template
         ((3, 3, 2), True),
+        ((3, 3, 3), False),
     ],
 )
-def test_a_daemonset_short_of_a_copy_is_updating_only_for_the_copies_it_has(
+def test_a_daemonset_short_of_a_copy_is_an_update_under_way(
     counts: tuple[int, int, int], under_way: bool
 ) -> None:
     agent = daemonset("agent", container("runner", IMAGE))
@@ -135,7 +139,7 @@ def test_a_daemonset_short_of_a_copy_is_updating_only_for_the_copies_it_has(
         "currentNumberScheduled": current,
         "updatedNumberScheduled": updated,
     }
-    assert updating(agent, "DaemonSet") is under_way
+    assert updating(agent, "DaemonSet", [], []) is under_way
 
 
 def test_the_failed_create_is_the_condition_s_reason_and_message_while_it_holds() -> None:
@@ -147,14 +151,25 @@ def test_the_failed_create_is_the_condition_s_reason_and_message_while_it_holds(
     assert failed_create(_web(_progressing("NewReplicaSetAvailable"))) == ""
 
 
+NEW_RS = "web-new"
+
+
 def _pod() -> Obj:
+    """A ready copy of web's current template, its ReplicaSet's (`_new_replica_set`)."""
     ready = {"type": "Ready", "status": "True", "lastTransitionTime": "2026-12-04T11:00:00Z"}
-    return {"metadata": {"name": "web-0", "uid": "u0"}, "status": {"conditions": [ready]}}
+    owner = {"kind": "ReplicaSet", "name": "web-7d9c5b", "uid": NEW_RS, "controller": True}
+    metadata = {"name": "web-0", "uid": "u0", "ownerReferences": [owner]}
+    return {"metadata": metadata, "status": {"conditions": [ready]}}
+
+
+def _new_replica_set(web: Obj) -> Obj:
+    """web's ReplicaSet of its current template (sync.go `getNewReplicaSet`)."""
+    return {"metadata": {"uid": NEW_RS}, "spec": {"template": web["spec"]["template"]}}
 
 
 def test_the_failed_create_is_quoted_where_the_rollout_is_judged_unfinished() -> None:
     short = _web(_progressing("NewReplicaSetAvailable"), FAILED, **SHORT)
-    assert not rolling(short, [_pod()])
+    assert not rolling(short, [_pod()], [_new_replica_set(short)])
     found = observe(short, [_pod()], [], None, NOW)
     assert (found.health, found.detail) == (
         Health.STARTING,

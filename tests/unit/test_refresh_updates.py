@@ -270,7 +270,7 @@ def _four(**spec: Any) -> Obj:
 def test_a_deployment_s_update_is_under_way_while_its_controller_says_so(
     workload: Obj, under_way: bool
 ) -> None:
-    assert updating(workload, "Deployment") is under_way
+    assert updating(workload, "Deployment", [], []) is under_way
 
 
 def _db(partition: int = 0, **status: Any) -> Obj:
@@ -304,7 +304,7 @@ def test_a_statefulset_s_update_is_under_way_until_its_revisions_meet(
     """stateful_set_utils.go `completeRollingUpdate` makes currentRevision the updateRevision
     once every copy is updated and ready; kubectl (StatefulSetStatusViewer) counts the
     partition."""
-    assert updating(workload, "StatefulSet") is under_way
+    assert updating(workload, "StatefulSet", [], []) is under_way
 
 
 def test_a_daemonset_s_update_is_under_way_while_machines_wait_for_the_updated_copy() -> None:
@@ -312,6 +312,8 @@ def test_a_daemonset_s_update_is_under_way_while_machines_wait_for_the_updated_c
     pods are available" with every machine updated counts no revision that would tell the
     update's last copy starting from a copy that stopped being available after it."""
     agent = daemonset("agent", container("runner", IMAGE))
-    assert updating(_status(agent, desiredNumberScheduled=2, updatedNumberScheduled=1), "DaemonSet")
+    assert updating(
+        _status(agent, desiredNumberScheduled=2, updatedNumberScheduled=1), "DaemonSet", [], []
+    )
     every = _status(agent, desiredNumberScheduled=2, updatedNumberScheduled=2, numberAvailable=1)
-    assert not updating(every, "DaemonSet")
+    assert not updating(every, "DaemonSet", [], [])

@@ -815,7 +815,7 @@ def rolling(
         return False
     if stuck_new_pod(update_pods(workload, kind, pods, replica_sets), None):
         return False  # the update's own copy will not start: it failed
-    if not updating(workload, kind):
+    if not updating(workload, kind, pods, replica_sets):
         return False
     if not stops_unsaid(workload):
         return True

@@ -52,50 +52,91 @@ _COMPLETE: Final = "NewReplicaSetAvailable"
 and keeps while copies come and go (progress.go `syncRolloutStatus`: `isCompleteDeployment`)."""
 
 
-def updating(workload: Mapping[str, Any], kind: str) -> bool:
+def updating(
+    workload: Mapping[str, Any],
+    kind: str,
+    pods: Sequence[Mapping[str, Any]],
+    replica_sets: Sequence[Mapping[str, Any]],
+) -> bool:
     """Whether the controller of a workload (`kind`) whose rollout kubectl calls unfinished, and
-    not stuck, shows an update of its pod template under way, as the controller itself judges
-    it: a Deployment with copies of an older template still running ("old replicas are pending
-    termination"), or whose Progressing condition does not say its latest rollout completed
-    (progress.go `syncRolloutStatus`: `isCompleteDeployment` is every copy updated and the
-    reason `NewReplicaSetAvailable`, which the controller keeps until a new template rolls out,
-    whatever copies come and go); a StatefulSet with a copy it keeps not yet updated (above its
-    partition), or (partition 0) its currentRevision not yet its updateRevision; a DaemonSet
-    with a machine's copy on an older template.
+    not stuck, shows an update of its pod template under way: a Deployment with copies of an
+    older template still running ("old replicas are pending termination"), or fewer updated
+    copies than desired (`_missing_copy_updating`), or whose Progressing condition does not say
+    its latest rollout completed (progress.go `syncRolloutStatus`: `isCompleteDeployment`, the
+    reason `NewReplicaSetAvailable`); a StatefulSet with fewer updated copies than its
+    partition leaves to update, or (partition 0) its currentRevision not yet its
+    updateRevision; a DaemonSet with fewer machines running the updated copy than desired.
 
-    A copy the controller could not make (a quota reached: the ReplicaSet's `ReplicaFailure`
-    `FailedCreate`, replica_set.go `manageReplicas`, copied to the Deployment by
-    `syncRolloutStatus`; a StatefulSet's or DaemonSet's failed create, stateful_set_control.go,
-    daemon_controller.go `syncNodes`) is no update: it is missing after the update completed, as
-    the controller counts it (stateful_set_utils.go `completeRollingUpdate` compares the copies
-    it has, `status.replicas`). A copy short of ready or available after the update completed is
-    no update either: the tick judges both. A Deployment with no progress deadline has no
-    Progressing condition (the controller removes it): fewer updated copies than desired is an
-    update under way unless its controller says a copy could not be made; its updated copies
-    not all available yet, like a DaemonSet's (which counts no revision), cannot be told from a
-    copy that stopped being so: no update either."""
+    A StatefulSet or DaemonSet short of a copy is an update under way whatever the cause: its
+    controller writes no condition for a copy it could not make (only an Event, which refresh
+    does not read), and between deleting an old copy and making its replacement its counts
+    leave that copy out (stateful_set_control.go `computeReplicaStatus`, daemon_controller.go
+    `updateDaemonSetStatus`), so a missing copy cannot be told from an update replacing it. A
+    copy short of ready or available after the update completed is no update: the tick judges
+    it. A Deployment with no progress deadline has no Progressing condition (the controller
+    removes it) and a DaemonSet counts no revision, so their updated copies not all available
+    yet cannot be told from a copy that stopped being so: no update either. `pods` and
+    `replica_sets`: a Deployment's own, terminating copies included."""
     spec, status = o.mapping(workload.get("spec")), o.mapping(workload.get("status"))
     if kind == "StatefulSet":
         rolling = o.mapping(o.mapping(spec.get("updateStrategy")).get("rollingUpdate"))
         partition = o.integer(rolling.get("partition"))
-        replicas = o.integer(spec.get("replicas"), 1)
-        kept = min(replicas, o.integer(status.get("replicas"), replicas))
-        if o.integer(status.get("updatedReplicas")) < kept - partition:
+        wanted = o.integer(spec.get("replicas"), 1) - partition
+        if o.integer(status.get("updatedReplicas")) < wanted:
             return True
         return partition == 0 and status.get("currentRevision") != status.get("updateRevision")
     if kind == "DaemonSet":
-        # updateDaemonSetStatus counts, of the machines that should run a copy, those that
-        # have one (currentNumberScheduled) and those whose copy is updated.
         desired = o.integer(status.get("desiredNumberScheduled"))
-        scheduled = o.integer(status.get("currentNumberScheduled"), desired)
-        return o.integer(status.get("updatedNumberScheduled")) < scheduled
+        return o.integer(status.get("updatedNumberScheduled")) < desired
     updated = o.integer(status.get("updatedReplicas"))
     if o.integer(status.get("replicas")) > updated:
         return True
+    if updated < o.integer(spec.get("replicas"), 1) and _missing_copy_updating(
+        workload, pods, replica_sets
+    ):
+        return True
     progressing = o.condition(workload, "Progressing")
-    if progressing is not None:
-        return progressing.get("reason") != _COMPLETE
-    return updated < o.integer(spec.get("replicas"), 1) and not failed_create(workload)
+    return progressing is not None and progressing.get("reason") != _COMPLETE
+
+
+def _missing_copy_updating(
+    deployment: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    replica_sets: Sequence[Mapping[str, Any]],
+) -> bool:
+    """Whether a Deployment's updated copies fewer than desired are an update under way: unless
+    its controller says why a copy is missing (`failed_create`: a quota reached) and no copy of
+    an older template is still there. Progressing `NewReplicaSetAvailable` does not say it: a
+    Recreate Deployment keeps it while its old copies terminate and before its new ReplicaSet
+    is made (recreate.go `rolloutRecreate`, progress.go `isCompleteDeployment` comparing 0
+    with 0; kubernetes#115538), and those copies, terminating, are counted nowhere in its
+    status (the ReplicaSet counts only active pods)."""
+    if not failed_create(deployment):
+        return True
+    return bool(_older_copies(deployment, pods, replica_sets))
+
+
+def _older_copies(
+    deployment: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    replica_sets: Sequence[Mapping[str, Any]],
+) -> list[Mapping[str, Any]]:
+    """A Deployment's pods not finished (terminating ones included) that no ReplicaSet of its
+    current template controls (deployment_util.go `FindNewReplicaSet`, `EqualIgnoreHash`):
+    every such pod where no such ReplicaSet exists yet."""
+    new = _new_replica_sets(deployment, replica_sets)
+    return [
+        p for p in pods if not o.is_terminated(p) and not any(o.controlled_by(p, r) for r in new)
+    ]
+
+
+def _new_replica_sets(
+    deployment: Mapping[str, Any], replica_sets: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The ReplicaSets whose template is the Deployment's but for the hash label
+    (deployment_util.go `FindNewReplicaSet`, `EqualIgnoreHash`)."""
+    current = _plain(o.pod_template(deployment))
+    return [r for r in replica_sets if _plain(o.pod_template(r)) == current]
 
 
 def failed_create(workload: Mapping[str, Any]) -> str:
@@ -138,8 +179,7 @@ def update_pods(
         if not generation:
             return list(pods)
         return [p for p in pods if o.labels_of(p).get(POD_TEMPLATE_GENERATION) == generation]
-    current = _plain(o.pod_template(workload))
-    new = [r for r in replica_sets if _plain(o.pod_template(r)) == current]
+    new = _new_replica_sets(workload, replica_sets)
     if not new:
         return list(pods)
     return [p for p in pods if any(o.controlled_by(p, r) for r in new)]
