@@ -85,7 +85,10 @@ def test_an_old_copy_s_crash_loop_leaves_someone_else_s_update_under_way() -> No
 
 
 def test_a_statefulset_s_update_pods_are_those_at_its_update_revision() -> None:
+    """With podManagementPolicy Parallel (tests/unit/test_refresh_update_pods_ordered.py pins
+    OrderedReady's)."""
     db = statefulset("db", container("runner", IMAGE), replicas=2)
+    db["spec"]["podManagementPolicy"] = "Parallel"
     db["status"] = {"updateRevision": "db-b", "currentRevision": "db-a"}
     new = _pod("db-1", labels={"controller-revision-hash": "db-b"})
     old = _pod("db-0", labels={"controller-revision-hash": "db-a"}, crash=True)

@@ -799,7 +799,8 @@ def rolling(
     made from the current template) that waits in a state it will not leave by itself (a
     crash loop, an image the registry refuses) is not under way: it failed, and the tick
     decides, bounded by the flap guard, as after its own failed restart. An old copy's crash
-    loop says nothing of the update replacing it.
+    loop says nothing of the update replacing it, but where an OrderedReady StatefulSet waits
+    on it before replacing anything (`update_pods`).
     A Deployment with a progress deadline says itself when its update stopped, so until then
     its update is under way, whoever made it. A StatefulSet, a DaemonSet or a Deployment with
     no deadline never says so (stateful_set_control.go, daemon/update.go, deployment_util.go

@@ -47,6 +47,9 @@ POD_TEMPLATE_GENERATION: Final = "pod-template-generation"
 """The label a DaemonSet's controller puts on each pod: the template generation it was made
 at (daemon/util/daemonset_util.go `CreatePodTemplate`)."""
 _CONTAINER_LISTS: Final = ("initContainers", "containers")
+_PARALLEL: Final = "Parallel"
+"""The StatefulSet podManagementPolicy under which its controller waits on no copy before
+making or replacing another (apps/v1 ParallelPodManagement)."""
 _COMPLETE: Final = "NewReplicaSetAvailable"
 """The Progressing reason a Deployment's controller writes once its latest rollout is complete,
 and keeps while copies come and go (progress.go `syncRolloutStatus`: `isCompleteDeployment`)."""
@@ -166,12 +169,19 @@ def update_pods(
     `getPodRevision`); a DaemonSet's at its template generation (their `pod-template-generation`
     label against its `deprecated.daemonset.template.generation` annotation,
     daemon/util/daemonset_util.go `IsPodUpdated`). An old copy that crash-loops while someone
-    else's update replaces it (rolling.go `cleanupUnhealthyReplicas` scales it down first) says
-    nothing of that update. Where they cannot be told (no such ReplicaSet, revision or
-    generation), every pod."""
+    else's update replaces it says nothing of that update where the controller replaces it
+    first: a Deployment's (rolling.go `cleanupUnhealthyReplicas` scales it down first), a
+    DaemonSet's (daemon/update.go `rollingUpdate` replaces an unavailable old copy at once), a
+    StatefulSet's with `podManagementPolicy: Parallel` (stateful_set_control.go
+    `updateStatefulSet` deletes the highest copy not at the update revision). Every other
+    StatefulSet (OrderedReady, the default) waits on each copy not Running and Ready, whatever
+    its revision, before it replaces any (`processReplica`; kubernetes#67250): every pod is its
+    update's there. Where they cannot be told (no such ReplicaSet, revision or generation),
+    every pod."""
     if kind == "StatefulSet":
         revision = o.mapping(workload.get("status")).get("updateRevision")
-        if not revision:
+        parallel = o.mapping(workload.get("spec")).get("podManagementPolicy") == _PARALLEL
+        if not revision or not parallel:
             return list(pods)
         return [p for p in pods if o.labels_of(p).get(REVISION_HASH) == revision]
     if kind == "DaemonSet":
