@@ -936,12 +936,7 @@ def restart_refusal(
         # The controller replaces a pod only when someone deletes it (stateful_set_control.go,
         # daemon_controller.go): a template change would be recorded as a restart that never
         # comes.
-        return Ending(
-            Outcome.REFUSED,
-            "a restart would change nothing: its pods take a new version only when deleted "
-            "(updateStrategy OnDelete); delete them to take it, or set updateStrategy "
-            "RollingUpdate",
-        )
+        return Ending(Outcome.REFUSED, _on_delete_refusal(deployment, plans, mode))
     partition = o.integer(o.mapping(update.get("rollingUpdate")).get("partition"), 0)
     if kind_of(deployment) == "StatefulSet" and strategy != "OnDelete" and partition > 0:
         # The controller updates only the ordinals at or above the partition
@@ -1115,17 +1110,50 @@ def record_changes(
 
 def pull_policy_refusals(deployment: Mapping[str, Any], restart: Sequence[ContainerPlan]) -> str:
     """Why a restart cannot change the image (the kubelet keeps a cached one), or ""."""
-    # Unset only where no API server stored the object (it stores its default): doctor's rule.
-    policies = {str(c.get("name")): pull_policy(c) for c in containers_of(deployment)}
-    refused = [
-        f"{plan.container} ({policies[plan.container]})"
-        for plan in restart
-        if policies[plan.container] != PULL_ALWAYS
-    ]
+    refused = _cached(deployment, restart)
     if not refused:
         return ""
     return (
         "a restart would keep the old image: imagePullPolicy is not Always for "
         + ", ".join(refused)
         + "; set imagePullPolicy: Always or use --mode pin"
+    )
+
+
+def _cached(deployment: Mapping[str, Any], restart: Sequence[ContainerPlan]) -> list[str]:
+    """The containers of `restart` whose pull policy keeps an image the machine already has
+    for the tag (image_manager.go `shouldPullImage`: IfNotPresent pulls only an absent image),
+    each with its policy: `runner (IfNotPresent)`."""
+    # Unset only where no API server stored the object (it stores its default): doctor's rule.
+    policies = {str(c.get("name")): pull_policy(c) for c in containers_of(deployment)}
+    return [
+        f"{plan.container} ({policies[plan.container]})"
+        for plan in restart
+        if policies[plan.container] != PULL_ALWAYS
+    ]
+
+
+def _on_delete_refusal(
+    workload: Mapping[str, Any], plans: Sequence[ContainerPlan], mode: RefreshMode
+) -> str:
+    """Why an OnDelete workload's restart is refused, and what takes the newest digest. A copy
+    deleted by hand comes back from the template as it is, a DaemonSet's on the same machine
+    (a StatefulSet's most often too, its volume there), whose kubelet keeps the image it has
+    for the tag unless the pull policy is Always; a rolling update in pin mode takes the
+    pinned digest whatever the policy."""
+    said = "a restart would change nothing: its pods take a new version only when deleted "
+    said += "(updateStrategy OnDelete)"
+    cached = _cached(workload, [p for p in plans if p.decision is Decision.RESTART])
+    if not cached:
+        return f"{said}; delete them to take it, or set updateStrategy RollingUpdate"
+    said += ", and a deleted copy made again on a machine that has the old image keeps it "
+    said += f"while imagePullPolicy is not Always for {', '.join(cached)}"
+    if mode is RefreshMode.PIN:
+        return (
+            f"{said}; set updateStrategy RollingUpdate, or set imagePullPolicy: Always and "
+            "delete them"
+        )
+    return (
+        f"{said}; set imagePullPolicy: Always, then delete them or set updateStrategy "
+        "RollingUpdate; or set updateStrategy RollingUpdate and use --mode pin"
     )
