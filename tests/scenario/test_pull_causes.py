@@ -259,6 +259,27 @@ def test_a_cloud_registry_refusing_the_machines_own_login_is_not_told_to_get_a_p
     assert exit_code == 2
 
 
+def test_a_cloud_registry_refusing_the_machines_own_token_is_not_the_workload_s_login(
+    doctor: Doctor,
+) -> None:
+    """GKE's node service account without `roles/artifactregistry.reader`: the credential
+    provider's token is sent and refused, containerd saying `failed to fetch oauth token:
+    unexpected status: 403 Forbidden` (authorizer.go `fetchToken` with a secret; GKE's
+    "Troubleshoot image pulls": "failed to fetch oauth token ... 403 Forbidden"). The workload
+    names no login for the registry, so the refused login is the machines' own."""
+    message = (
+        f'rpc error: code = Unknown desc = failed to pull and unpack image "{PKG}": failed to '
+        f'resolve reference "{PKG}": failed to authorize: failed to fetch oauth token: '
+        "unexpected status: 403 Forbidden"
+    )
+    doctor.load(_failing("ErrImagePull", message, image=PKG))
+    finding, exit_code = _pull_finding(doctor)
+    assert finding["code"] == "workloads.image-machine-login-failed", finding["headline"]
+    assert "the machines log in to us-docker.pkg.dev by their own means" in finding["headline"]
+    assert "oauth token: unexpected status: 403 Forbidden" in finding["headline"]
+    assert exit_code == 2
+
+
 LAYER = "sha256:4dcab49015d47e8f300ec33400a02cebc7b54cadd09c37e49eccbc655279da90"
 BLOB = "sha256:51f5c6a04d83efd2d45c5fd59537218924bc46705e3de6ffc8bc07b51481610b"
 

@@ -15,6 +15,7 @@ from truegreen.doctor.checks.workloads.missing_login import (
     LoginLack,
     LoginReads,
     MissingLogin,
+    machines_refused,
     missing_login,
 )
 from truegreen.doctor.checks.workloads.runtime_needs import SHM_FIX, SHM_PATH, shared_memory_needs
@@ -362,6 +363,9 @@ def _pull_problem(
         if code == IMAGE_LOGIN_NEEDED:
             code, more = _lacking(missing_login(image, o.pod_spec(pod), logins), words)
             fields = (*fields, *more)
+        elif code == IMAGE_LOGIN_REFUSED and machines_refused(image, o.pod_spec(pod), logins):
+            code = IMAGE_MACHINE_LOGIN_FAILED
+            fields = (*fields, ("message", quoted_cause(words)))
     elif words:
         fields = (*fields, ("message", quoted_cause(words)))
         code = IMAGE_DOWNLOAD_ERROR

@@ -82,3 +82,21 @@ def missing_login(image: str, spec: Mapping[str, Any], reads: LoginReads) -> Mis
     if named and not applying_logins(named, with_password, ref.name):
         return MissingLogin(LoginLack.EMPTY, named)
     return MissingLogin(LoginLack.NONE)
+
+
+def machines_refused(image: str, spec: Mapping[str, Any], reads: LoginReads) -> bool:
+    """Whether the login a registry refused (`failed to fetch oauth token: … 401/403`) was the
+    machines' own: `image`'s registry is one whose machines log in by their own means, and the
+    logins a pod of `spec` names, all read, hold none for it, so the kubelet sent the
+    credential provider's alone (keyring.go Lookup over the pod's logins joined to the
+    provider's)."""
+    try:
+        ref = parse_image(image)
+    except ImageReferenceError:
+        return False
+    if not machines_log_in(ref.registry):
+        return False
+    account = reads.accounts.get(o.service_account_name(spec))
+    logins = pod_logins(spec, account, reads.secrets)
+    # A login doctor could not read may be the one sent: then whose was refused is not known.
+    return logins.complete and not logins.applying_to(ref.name)
