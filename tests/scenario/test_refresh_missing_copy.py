@@ -14,7 +14,13 @@ from tests.scenario import test_refresh_kinds
 from tests.scenario.test_refresh import RefreshEnv
 from tests.scenario.test_refresh_kinds import NODES, RUNNER, _annotations, _stored, _workload
 from tests.support.kubectl import kubectl
-from tests.support.refresh_kit import container, daemonset, deployment, statefulset
+from tests.support.refresh_kit import (
+    complete_but_unavailable,
+    container,
+    daemonset,
+    deployment,
+    statefulset,
+)
 from truegreen.refresh.annotations import ATTEMPTS
 
 NS = "train"
@@ -74,23 +80,7 @@ def _web_short_of_a_copy(env: RefreshEnv, recorded: str) -> str:
         "readyReplicas": 1,
         "availableReplicas": 1,
         "unavailableReplicas": 1,
-        "conditions": [
-            {
-                "type": "Available",
-                "status": "False",
-                "reason": "MinimumReplicasUnavailable",
-                "message": "Deployment does not have minimum availability.",
-                "lastTransitionTime": LONG_AGO,
-            },
-            {
-                "type": "Progressing",
-                "status": "True",
-                "reason": "NewReplicaSetAvailable",
-                "message": f'ReplicaSet "{owner}" has successfully progressed.',
-                "lastTransitionTime": LONG_AGO,
-            },
-            _failure(quota),
-        ],
+        "conditions": [*complete_but_unavailable(owner, LONG_AGO), _failure(quota)],
     }
     env.server.update_object(stored)
     return quota

@@ -16,7 +16,13 @@ from tests.scenario import test_refresh_kinds
 from tests.scenario.test_refresh import RefreshEnv
 from tests.scenario.test_refresh_kinds import NODES, RUNNER, _stored, _workload
 from tests.support.kubectl import kubectl
-from tests.support.refresh_kit import container, daemonset, deployment, statefulset
+from tests.support.refresh_kit import (
+    complete_but_unavailable,
+    container,
+    daemonset,
+    deployment,
+    statefulset,
+)
 from truegreen.refresh.updates import POD_TEMPLATE_GENERATION, REVISION_HASH, TEMPLATE_GENERATION
 
 Obj = dict[str, Any]
@@ -63,22 +69,7 @@ def _web_recreating(env: RefreshEnv, policy: str, recorded: str) -> None:
         "readyReplicas": 0,
         "availableReplicas": 0,
         "unavailableReplicas": 1,
-        "conditions": [
-            {
-                "type": "Available",
-                "status": "False",
-                "reason": "MinimumReplicasUnavailable",
-                "message": "Deployment does not have minimum availability.",
-                "lastTransitionTime": LONG_AGO,
-            },
-            {
-                "type": "Progressing",
-                "status": "True",
-                "reason": "NewReplicaSetAvailable",
-                "message": f'ReplicaSet "{owner}" has successfully progressed.',
-                "lastTransitionTime": LONG_AGO,
-            },
-        ],
+        "conditions": complete_but_unavailable(owner, LONG_AGO),
     }
     env.server.update_object(stored)
     env.simulator.remember(_stored(env, "Deployment", "web"))

@@ -91,3 +91,26 @@ def _pod_owner(kind: str, name: str, containers: tuple[Obj, ...], pull_secret: s
             "template": {"metadata": {"labels": {"app": name}}, "spec": pod_spec},
         },
     }
+
+
+def complete_but_unavailable(replica_set: str, since: str) -> list[dict[str, str]]:
+    """A Deployment's conditions once its last rollout completed and a copy is no longer
+    available: Available False `MinimumReplicasUnavailable`, and Progressing still True
+    `NewReplicaSetAvailable`, which progress.go `syncRolloutStatus` keeps until another
+    rollout starts (deployment/util `NewRSAvailableReason`, `MinimumReplicasUnavailable`)."""
+    return [
+        {
+            "type": "Available",
+            "status": "False",
+            "reason": "MinimumReplicasUnavailable",
+            "message": "Deployment does not have minimum availability.",
+            "lastTransitionTime": since,
+        },
+        {
+            "type": "Progressing",
+            "status": "True",
+            "reason": "NewReplicaSetAvailable",
+            "message": f'ReplicaSet "{replica_set}" has successfully progressed.',
+            "lastTransitionTime": since,
+        },
+    ]

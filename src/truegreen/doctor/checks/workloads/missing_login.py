@@ -26,12 +26,13 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import GetRead, Got
 from truegreen.doctor.knowledge.image_presence import (
+    PodLogins,
     applying_logins,
     machines_log_in,
     pod_logins,
     registries_with_credentials,
 )
-from truegreen.images import ImageReferenceError, parse_image
+from truegreen.images import ImageReference, ImageReferenceError, parse_image
 
 
 class LoginLack(StrEnum):
@@ -63,14 +64,13 @@ class MissingLogin(Struct, frozen=True):
 def missing_login(image: str, spec: Mapping[str, Any], reads: LoginReads) -> MissingLogin:
     """Whose login the pull of `image` by a pod of `spec` lacked when the registry refused
     containerd's anonymous token."""
-    try:
-        ref = parse_image(image)
-    except ImageReferenceError:
+    found = _logins_for(image, spec, reads)
+    if found is None:
         return MissingLogin(LoginLack.NONE)  # the kubelet gives such an image no login
+    ref, logins = found
     if machines_log_in(ref.registry):
         return MissingLogin(LoginLack.MACHINES)
-    account = reads.accounts.get(o.service_account_name(spec))
-    named = pod_logins(spec, account, reads.secrets).applying_to(ref.name)
+    named = logins.applying_to(ref.name)
     with_password = {
         name: keys
         for name in named
@@ -90,13 +90,22 @@ def machines_refused(image: str, spec: Mapping[str, Any], reads: LoginReads) -> 
     logins a pod of `spec` names, all read, hold none for it, so the kubelet sent the
     credential provider's alone (keyring.go Lookup over the pod's logins joined to the
     provider's)."""
+    found = _logins_for(image, spec, reads)
+    if found is None or not machines_log_in(found[0].registry):
+        return False
+    ref, logins = found
+    # A login doctor could not read may be the one sent: then whose was refused is not known.
+    return logins.complete and not logins.applying_to(ref.name)
+
+
+def _logins_for(
+    image: str, spec: Mapping[str, Any], reads: LoginReads
+) -> tuple[ImageReference, PodLogins] | None:
+    """`image` parsed as the kubelet parses it, and the logins a pod of `spec` names as doctor
+    read them; None for an image that is no reference."""
     try:
         ref = parse_image(image)
     except ImageReferenceError:
-        return False
-    if not machines_log_in(ref.registry):
-        return False
+        return None
     account = reads.accounts.get(o.service_account_name(spec))
-    logins = pod_logins(spec, account, reads.secrets)
-    # A login doctor could not read may be the one sent: then whose was refused is not known.
-    return logins.complete and not logins.applying_to(ref.name)
+    return ref, pod_logins(spec, account, reads.secrets)
