@@ -584,8 +584,8 @@ def test_a_readiness_script_s_shape_decides_whether_it_can_fail(
     doctor: Doctor, script: str, expected: list[tuple[str, str]]
 ) -> None:
     """The doctor reads a live pod's probe script as lint does (lint/commands.py); dash and
-    bash run each of these scripts to 0 (tests/unit/test_lint_commands.py). Before, the
-    thousand nested `if`s ended the whole doctor run with an internal error, exit 1."""
+    bash run each of these scripts to 0 (tests/unit/test_lint_commands.py); the thousand
+    nested `if`s never end the doctor run with an internal error (exit 1)."""
 
     def build(now: datetime) -> list[Obj]:
         objects = healthy(now)

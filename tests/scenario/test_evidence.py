@@ -235,8 +235,8 @@ def test_refused_creates_of_a_job_s_pods_are_measured_with_their_cause(doctor: D
 def test_a_refusal_doctor_has_no_words_for_is_said_in_the_server_s_own(doctor: Doctor) -> None:
     """plugin/pkg/admission/runtimeclass/admission.go `prepareObjects` refuses a pod that
     names a RuntimeClass the cluster lacks: `pod rejected: RuntimeClass "nvidia" not found`,
-    which the Job controller records after `Error creating: `. Before, the headline said only
-    "the cluster refused them" and sent the operator to details shown behind --verbose."""
+    which the Job controller records after `Error creating: `. The headline quotes it, rather
+    than "the cluster refused them" with the reason behind --verbose."""
 
     def build(now: datetime) -> list[Obj]:
         job = training_job("big", now, gpus=1, finished=False, age=timedelta(minutes=20))

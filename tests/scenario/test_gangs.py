@@ -818,8 +818,8 @@ WHOLE_REASON = "The cluster found no machine for 4 programs of the training job 
 
 def test_a_permit_timeout_is_quoted_in_the_scheduler_s_words(doctor: Doctor) -> None:
     """The coscheduling Permit plugin held each pod for its group, then gave up: the message
-    counts no machines, and is the scheduler's whole reason. Before, it was dropped: "it gave
-    no reason doctor knows"."""
+    counts no machines, and is the scheduler's whole reason, quoted, never "it gave no reason
+    doctor knows"."""
     doctor.server.install(*ALL_GROUPS, gang.COSCHEDULING_GROUP)
 
     def build(now: datetime) -> list[Obj]:

@@ -445,8 +445,8 @@ def test_the_newest_failed_event_speaks_even_where_no_rule_reads_it(
 
 
 def test_an_older_event_a_rule_reads_does_not_speak_over_a_newer_one(doctor: Doctor) -> None:
-    """The reviewer's scene: Docker Hub's limit 40 minutes ago, a mirror with a private
-    authority now. The machines' trust is today's cause, not the limit."""
+    """Docker Hub's limit 40 minutes ago, a mirror with a private authority now. The
+    machines' trust is today's cause, not the limit."""
     events = ((RATE_LIMITED, timedelta(minutes=40)), (UNTRUSTED, timedelta(seconds=30)))
     doctor.load(_failing("ImagePullBackOff", BACK_OFF, events=events))
     finding, exit_code = _pull_finding(doctor)

@@ -173,7 +173,7 @@ def _spared_line(host: str) -> str:
 def test_a_new_job_that_sends_none_of_the_logins_that_pulled_the_image_must_pull_it(
     asking: Doctor, registry: Registry
 ) -> None:
-    """The reviewer's scene: last run pulled the trainer's image with 'regcred'; today's job
+    """Last run pulled the trainer's image with 'regcred'; today's job
     sends no login. On 1.35 machines the kubelet pulls again for it, anonymously, and the
     registry refuses: doctor asks the registry as the pod would (without a login), and the
     registry wants one (inferred: the machines may hold a login of their own)."""

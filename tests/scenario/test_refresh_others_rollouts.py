@@ -108,8 +108,8 @@ def test_someone_else_s_rollout_of_a_deployment_with_every_copy_updated_is_left_
     changed (`kubectl set env`): every copy is updated, but the old copies still run, or the
     new ones are not available yet. kubectl says the rollout is unfinished, and the controller
     says it is under way (its Progressing condition: ReplicaSetUpdated, progress.go
-    `syncRolloutStatus`). Before, refresh restarted over it, waited, called it rollout-failed
-    (exit 2) and counted an attempt against its own flap guard."""
+    `syncRolloutStatus`). refresh leaves it in progress: no restart over it, no rollout-failed
+    (exit 2), no attempt counted against its own flap guard."""
     env.registry.push_image("r/web", "stable", content="v1")
     _four_available_copies(env, "web", strategy)
     assert _only(env.tick())["outcome"] == "converged"
@@ -146,8 +146,8 @@ def test_someone_else_s_update_of_a_statefulset_or_daemonset_is_left_alone(
     """Someone changes the template (`kubectl set env`) and the controller has picked the update
     up (observedGeneration caught up), its first new copy not started yet. kubectl calls it
     unfinished; neither controller has a progress deadline, so nothing will say it stopped.
-    Before, refresh took it for its own stopped restart: it restarted over it, waited a whole
-    --rollout-timeout, called it rollout-failed (exit 2) and counted an attempt."""
+    refresh does not take it for its own stopped restart: no restart over it, no wait of a
+    whole --rollout-timeout, no rollout-failed (exit 2), no attempt counted."""
     workload = make(env.image("r/web", "stable"))
     name = workload["metadata"]["name"]
     env.registry.push_image("r/web", "stable", content="v1")
@@ -186,7 +186,7 @@ def test_someone_else_s_restart_of_a_deployment_with_no_progress_deadline_is_lef
     deadline, its new copies not Ready yet: kubectl calls it unfinished. The copies still on
     the older template differ from the Deployment's only by restartedAt, as a restart of
     refresh's own would, but refresh has no record of a restart of its own: someone else's
-    rollout. Before, refresh restarted over it."""
+    rollout, which refresh does not restart over."""
     env.registry.push_image("r/web", "stable", content="v1")
     _four_copies_without_deadline(env)
     assert _only(env.tick())["outcome"] == "converged"
@@ -267,8 +267,7 @@ def test_an_old_copy_s_crash_loop_does_not_fail_someone_else_s_update(env: Refre
     ReplicaSetUpdated), its new copy still being created. The crash loop is the OLD template's
     copy, which the update replaces (rolling.go `cleanupUnhealthyReplicas` scales old unhealthy
     copies down first): it says nothing of the update, whose own copies alone could say it
-    failed. Before, refresh took the old copy's crash loop for a failed update and restarted
-    over the operator's rollout, counting an attempt."""
+    failed: refresh does not restart over the operator's rollout nor count an attempt."""
     env.registry.push_image("r/web", "stable", content="v1")
     web = deployment("web", container("runner", env.image("r/web", "stable")))
     web["spec"]["replicas"] = 2

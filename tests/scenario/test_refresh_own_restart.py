@@ -255,8 +255,8 @@ def test_a_restart_back_whose_copies_all_run_the_tag_but_one_never_ready_is_not_
     but its last new copy (a Deployment's new copy, beside the old one it keeps while no new
     copy is available) runs the recorded image and never becomes Ready. Every copy runs the
     tag's image, so nothing is restarted; but the update refresh started stands unfinished.
-    Before, the next tick said `converged`, cleared the record of the restart, and a later
-    move of the tag found the unfinished update someone else's: `in-progress` forever. The
+    The next tick does not say `converged` nor clear the record of the restart (a later move
+    of the tag would find the unfinished update someone else's: `in-progress` for ever). The
     copies are waited for, the failure counted, then latched; the record stays."""
     first, _, _ = _stopped_toward_a_moved_tag(env, kind)
     assert env.registry.push_image("r/own", "stable", content="v1") == first
@@ -298,9 +298,9 @@ def test_in_pin_mode_a_pin_back_to_the_tag_that_stops_too_is_counted_and_latched
 ) -> None:
     """With --mode pin: refresh pins `db` to the tag's new image, whose last new copy never
     becomes Ready; the tag moves back and refresh pins the recorded image again, whose first
-    new copy never becomes Ready either, beside a copy of the other image. Before, the next tick
-    said `converged`, cleared the record of the pin, and every later tick took the stopped
-    update for someone else's: `in-progress` forever. The template already pins the tag's
+    new copy never becomes Ready either, beside a copy of the other image. The next tick
+    does not say `converged` nor clear the record of the pin (every later tick would take the
+    stopped update for someone else's: `in-progress` for ever). The template already pins the tag's
     image, so a restart would replace nothing: the copies are waited for, the failure counted,
     then latched; the record stays, and a later move of the tag is pinned."""
     pin = ("--mode", "pin")

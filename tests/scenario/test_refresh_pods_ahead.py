@@ -93,9 +93,9 @@ def test_a_deployment_moved_to_another_tag_is_recorded_not_restarted_or_refused(
     the new template out (sync.go `getNewReplicaSet`), its copy pulls app:2.0 and kubectl
     calls the rollout done. The digest recorded is app:1.0's: the pods already run app:2.0's
     newest, so a restart would change nothing. Under `IfNotPresent` (the API server's default
-    for a versioned tag, pkg/apis/core/v1/defaults.go `SetDefaults_Container`) it used to be
-    refused on every tick ("a restart would keep the old image"); under `Always` every copy
-    was restarted again. Both record it."""
+    for a versioned tag, pkg/apis/core/v1/defaults.go `SetDefaults_Container`) it is not
+    refused ("a restart would keep the old image"); under `Always` no copy is restarted
+    again. Both record it."""
     old = env.registry.push_image("r/app", "1.0", content="v1")
     newest = env.registry.push_image("r/app", "2.0", content="v2")
     env.install(deployment("web", container("runner", env.image("r/app", "1.0"), policy)))

@@ -153,9 +153,9 @@ def test_bookkeeping_written_by_hand_is_read_as_absent_by_refresh_and_doctor(
 def test_a_track_tag_annotation_that_names_no_tag_is_an_invalid_image(
     env: RefreshEnv, written: str
 ) -> None:
-    """A tag is `[\\w][\\w.-]{0,127}` (distribution/reference). Before, the annotation's text
-    went into the look-up's path: `../../other/manifests/v1` fetched another repository's
-    manifest and wrote a false stale-pin finding for it; `stable?x=1` was read as `stable`."""
+    """A tag is `[\\w][\\w.-]{0,127}` (distribution/reference). The annotation's text never
+    goes into the look-up's path: `../../other/manifests/v1` fetches no other repository's
+    manifest and writes no stale-pin finding for it; `stable?x=1` is not read as `stable`."""
     pinned = env.registry.push_image("r/tt", "stable", content="v1")
     env.registry.push_image("r/other", "v1", content="other")
     annotations = {container_key(TRACK_TAG, "runner"): written}

@@ -143,9 +143,8 @@ def test_a_taint_the_scheduler_does_not_name_is_a_reservation_all_the_same(
 ) -> None:
     """The newer taint reason names no key: the machine is reserved for other work as with the
     keyed one, and letting the job onto it is the remedy only where a machine with any taint
-    the job does not tolerate has the room for it. Before, it was a reason doctor had no words
-    for, quoted without the scheduler's "node(s)", and the remedy was to read the cluster's
-    own words."""
+    the job does not tolerate has the room for it; never a reason without words, quoted
+    without the scheduler's "node(s)", with the remedy to read the cluster's own words."""
     doctor.load(
         _waiting(
             f"0/3 nodes are available: 1 {UNSAID_TAINT}, 2 Insufficient nvidia.com/gpu. "
@@ -172,8 +171,7 @@ def test_a_down_machine_the_scheduler_counts_as_tainted_without_a_key_reads_as_d
     (the node lifecycle controller's `node.kubernetes.io/unreachable` taint) as `2 node(s) had
     untolerated taint(s)`, naming neither key. The machines' own taints tell the two apart, as
     the keyed reason did: one reserved, one that can't be reached, and the remedy is to look
-    after the machine that is down. Before, both were "reserved for other work" and the
-    remedy was to let the job onto them."""
+    after the machine that is down, not to let the job onto "reserved" machines."""
     doctor.load(
         _waiting(
             f"0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 2 {UNSAID_TAINT}, "
@@ -354,8 +352,8 @@ yet, and the claim's class makes none there (volumebinding/binder.go `ErrReasonB
 def test_a_volume_held_or_missing_is_said_as_what_it_is(
     doctor: Doctor, said: str, reasons: str, todo: str
 ) -> None:
-    """Before, a volume another program holds and a volume there is none of were both "can't
-    reach its data volume", with the remedy to move the data."""
+    """A volume another program holds and a volume there is none of are each said as what
+    they are, neither "can't reach its data volume" with the remedy to move the data."""
     doctor.load(
         _waiting(
             f"0/2 nodes are available: {said}. preemption: 0/2 nodes are available: 2 {NO_VICTIM}."
@@ -377,8 +375,8 @@ EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rul
 
 def test_the_running_programs_rules_are_theirs_not_the_job_s(doctor: Doctor) -> None:
     """A job with no rules of its own, kept off a machine by a running program's anti-affinity:
-    the remedy finds those programs. Before, "1 breaks its rules about which programs may run
-    together", and the remedy was to loosen the job's rules, which it does not have."""
+    the remedy finds those programs, never "1 breaks its rules about which programs may run
+    together" with the remedy to loosen the job's rules, which it does not have."""
     doctor.load(
         _waiting(
             f"0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 {EXISTING_ANTI_AFFINITY}. "
@@ -463,7 +461,7 @@ READ_THEIR_WORDS = "Read the cluster's own words on it"
 def test_a_prefilter_refusal_is_quoted_in_the_scheduler_s_words(
     doctor: Doctor, refusal: str
 ) -> None:
-    """Before, the uncounted reason was dropped: "it gave no reason doctor knows"."""
+    """The uncounted reason is quoted, never dropped as "it gave no reason doctor knows"."""
     doctor.load(
         _waiting(
             f"0/2 nodes are available: {refusal}. preemption: 0/2 nodes are available: 2 "
